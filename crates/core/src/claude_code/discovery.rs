@@ -1,0 +1,514 @@
+//! Every Claude Code session of a repository, with what state it is in
+//! (`discoverSessions` and `parseJsonlHeader`).
+//!
+//! Sources: the OpenClaw registries (sessions OpenClaw spawned, with cost and
+//! task history) and Claude Code's own project folders for the repository and
+//! its worktrees. Files are scanned in parallel, largest first, through the
+//! incremental [`ScanCache`]; subagent transcripts are folded into their
+//! parent session and never listed as sessions of their own.
+
+use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically, ProjectDir};
+use super::registry::{Registry, RegistryRow};
+use super::scan_cache::{FileScan, ScanCache};
+use super::transcript::TranscriptFacts;
+use super::usage::UsageGroups;
+use crate::error::{Error, ErrorCode, Result};
+use chrono::{DateTime, Utc};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Where a discovered session is known from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionSource {
+    /// Listed in an OpenClaw registry.
+    Openclaw,
+    /// Found only in Claude Code's own folders.
+    NativeOnly,
+}
+
+/// Options of [`discover_sessions`]; everything is optional.
+#[derive(Debug, Clone, Default)]
+pub struct DiscoverOptions {
+    /// Claude Code's config root (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+    pub claude_config_dir: Option<PathBuf>,
+    /// OpenClaw's state root holding the registries (default
+    /// `$OPENCLAW_STATE_DIR`, else `~/.openclaw`).
+    pub registry_root: Option<PathBuf>,
+    /// Sessions the host knows to be running now.
+    pub running_session_ids: Vec<String>,
+    /// The host is running Claude Code in this repository: every registry
+    /// session of it counts as running (the reference's behaviour).
+    pub repo_busy: bool,
+}
+
+/// Token totals of a session, deduplicated (main transcript and subagents).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenTotals {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_creation: u64,
+}
+
+/// One session of the repository.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiscoveredSession {
+    pub session_id: String,
+    pub source: SessionSource,
+    pub agent_id: Option<String>,
+    pub repo_path: String,
+    pub branch: String,
+    pub first_message: String,
+    pub last_modified: DateTime<Utc>,
+    pub message_count: u64,
+    pub file_size_bytes: u64,
+    pub total_cost_usd: Option<f64>,
+    pub total_turns: Option<f64>,
+    pub last_task: Option<String>,
+    pub label: Option<String>,
+    pub slug: Option<String>,
+    pub is_running: bool,
+    pub origin_marker: Option<String>,
+    pub tokens: TokenTotals,
+    pub compaction_count: u32,
+    pub budget_used_pct: Option<f64>,
+    pub title: String,
+    pub cwd: Option<String>,
+    pub first_activity: Option<DateTime<Utc>>,
+    pub last_activity: Option<DateTime<Utc>>,
+    pub context_tokens: u64,
+    pub models: Vec<String>,
+    pub subagent_count: u32,
+    pub last_user_message: Option<String>,
+    pub transcript_path: Option<String>,
+}
+
+/// What the reference's `parseJsonlHeader` returns, computed correctly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonlHeader {
+    pub git_branch: Option<String>,
+    pub first_user_message: Option<String>,
+    pub slug: Option<String>,
+    pub version: Option<String>,
+    pub line_count: u64,
+    pub origin_marker: Option<String>,
+    pub total_input_tokens: u64,
+    pub total_output_tokens: u64,
+    pub compaction_count: u32,
+}
+
+/// Reads one transcript's header facts (`parseJsonlHeader`).
+pub fn parse_jsonl_header(path: &Path, cache: &ScanCache) -> Result<JsonlHeader> {
+    let scan = cache.scan(path);
+    if let Some(err) = scan.error {
+        return Err(Error::new(
+            ErrorCode::SessionNotFound,
+            format!("cannot read transcript {}: {err}", path.display()),
+        )
+        .with_hint("pass the path of an existing Claude Code .jsonl transcript"));
+    }
+    let f = &scan.facts;
+    let totals = f.usage.totals();
+    Ok(JsonlHeader {
+        git_branch: f.git_branch.clone(),
+        first_user_message: f.first_prompt.clone(),
+        slug: f.slug.clone(),
+        version: f.version.clone(),
+        line_count: f.line_count,
+        origin_marker: f.origin_marker.clone(),
+        total_input_tokens: totals.input,
+        total_output_tokens: totals.output,
+        compaction_count: f.compactions,
+    })
+}
+
+/// Whether a file name is `<uuid>.jsonl`, the only names Claude Code lists.
+fn session_id_of(name: &str) -> Option<&str> {
+    let id = name.strip_suffix(".jsonl")?;
+    let b = id.as_bytes();
+    let ok = b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    ok.then_some(id)
+}
+
+/// Checks a session id before it is used in a path.
+pub fn is_safe_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// The files of one project folder.
+#[derive(Default)]
+struct FolderListing {
+    /// `(session id, path)` of main transcripts.
+    sessions: Vec<(String, PathBuf)>,
+    /// Nested subagent transcripts by parent session id.
+    nested: HashMap<String, Vec<PathBuf>>,
+    /// Flat `agent-*.jsonl` files (pre-2.1 layout), parent read from the file.
+    flat_agents: Vec<PathBuf>,
+}
+
+fn list_folder(dir: &Path) -> FolderListing {
+    let mut out = FolderListing::default();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let path = entry.path();
+        if let Some(id) = session_id_of(name) {
+            out.sessions.push((id.to_owned(), path));
+        } else if name.starts_with("agent-") && name.ends_with(".jsonl") {
+            out.flat_agents.push(path);
+        } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let mut found = Vec::new();
+            collect_agent_files(&path.join("subagents"), &mut found, 0);
+            if !found.is_empty() {
+                out.nested.insert(name.to_owned(), found);
+            }
+        }
+    }
+    out.sessions.sort();
+    out
+}
+
+/// `agent-*.jsonl` below `dir` (subagent groups and workflows nest a little).
+fn collect_agent_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if is_dir && depth < 4 {
+            collect_agent_files(&path, out, depth + 1);
+        } else if name.starts_with("agent-") && name.ends_with(".jsonl") {
+            out.push(path);
+        }
+    }
+}
+
+/// Finds the transcript of `session_id` for `repo`: the repository's own
+/// project folders first, then every project folder (sessions resumed from
+/// elsewhere live where they started).
+pub fn find_transcript(claude_dir: &Path, repo: &Path, session_id: &str) -> Option<PathBuf> {
+    if !is_safe_session_id(session_id) {
+        return None;
+    }
+    let projects = claude_dir.join("projects");
+    let file = format!("{session_id}.jsonl");
+    let own = project_dirs_for_repo(&projects, repo);
+    if let Some(hit) = own.iter().map(|d| d.path.join(&file)).find(|p| p.is_file()) {
+        return Some(hit);
+    }
+    fs::read_dir(&projects)
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join(&file))
+        .find(|p| p.is_file())
+}
+
+fn to_utc(t: SystemTime) -> DateTime<Utc> {
+    DateTime::<Utc>::from(t)
+}
+
+fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|d| d.with_timezone(&Utc))
+}
+
+/// Discovers every session of the repository at `repo_path`.
+pub fn discover_sessions(
+    repo_path: &str,
+    options: &DiscoverOptions,
+    cache: &ScanCache,
+) -> Vec<DiscoveredSession> {
+    let repo = resolve_lexically(repo_path);
+    let repo_str = repo.to_string_lossy().into_owned();
+    let claude_dir = claude_config_dir(options.claude_config_dir.as_deref());
+    let projects = claude_dir.join("projects");
+    let registry = Registry::new(Registry::default_root(options.registry_root.as_deref()));
+
+    let registry_rows: Vec<RegistryRow> = registry
+        .list_all()
+        .into_iter()
+        .filter(|row| resolve_lexically(&row.repo_path) == repo)
+        .collect();
+
+    let dirs = project_dirs_for_repo(&projects, &repo);
+    let listings: Vec<(ProjectDir, FolderListing)> = dirs
+        .into_iter()
+        .map(|d| {
+            let listing = list_folder(&d.path);
+            (d, listing)
+        })
+        .collect();
+
+    // Registry sessions whose transcript is not in the repository's folders.
+    let mut elsewhere: HashMap<String, PathBuf> = HashMap::new();
+    for row in &registry_rows {
+        let id = &row.entry.session_id;
+        let listed = listings
+            .iter()
+            .any(|(_, l)| l.sessions.iter().any(|(s, _)| s == id));
+        if !listed {
+            if let Some(path) = find_transcript(&claude_dir, &repo, id) {
+                elsewhere.insert(id.clone(), path);
+            }
+        }
+    }
+
+    // Scan everything at once, largest first so the long files start early.
+    let mut files: Vec<PathBuf> = Vec::new();
+    for (_, l) in &listings {
+        files.extend(l.sessions.iter().map(|(_, p)| p.clone()));
+        files.extend(l.nested.values().flatten().cloned());
+        files.extend(l.flat_agents.iter().cloned());
+    }
+    files.extend(elsewhere.values().cloned());
+    files.sort();
+    files.dedup();
+    let mut sized: Vec<(u64, PathBuf)> = files
+        .into_iter()
+        .map(|p| (fs::metadata(&p).map(|m| m.len()).unwrap_or(0), p))
+        .collect();
+    sized.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
+    let scans: HashMap<PathBuf, FileScan> = sized
+        .into_par_iter()
+        .map(|(_, p)| {
+            let scan = cache.scan(&p);
+            (p, scan)
+        })
+        .collect();
+    for (dir, _) in &listings {
+        cache.forget_missing(&dir.path, &|p| scans.contains_key(p));
+    }
+
+    // Titles from summary records, keyed by the leaf they name.
+    let mut summary_titles: HashMap<u128, &str> = HashMap::new();
+    for scan in scans.values() {
+        for (leaf, text) in &scan.facts.summaries {
+            summary_titles.insert(*leaf, text);
+        }
+    }
+
+    // Sessions found in the folders: id -> (main path, subagent paths).
+    let mut native: Vec<(String, PathBuf, Vec<PathBuf>)> = Vec::new();
+    let mut flat_by_parent: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    for (dir, listing) in &listings {
+        for path in &listing.flat_agents {
+            if let Some(parent) = scans.get(path).and_then(|s| s.facts.session_id.clone()) {
+                flat_by_parent.entry(parent).or_default().push(path.clone());
+            }
+        }
+        for (id, path) in &listing.sessions {
+            if dir.needs_cwd_check && !cwd_matches(scans.get(path), &dir.launch_dir) {
+                continue;
+            }
+            if native.iter().any(|(n, _, _)| n == id) {
+                continue;
+            }
+            let subs = listing.nested.get(id).cloned().unwrap_or_default();
+            native.push((id.clone(), path.clone(), subs));
+        }
+    }
+    for (id, _, subs) in &mut native {
+        if let Some(flat) = flat_by_parent.remove(id.as_str()) {
+            subs.extend(flat);
+        }
+    }
+
+    let running: HashSet<&str> = options
+        .running_session_ids
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let build = |id: &str, main: Option<&PathBuf>, subs: &[PathBuf]| -> SessionRow {
+        let main_scan = main.and_then(|p| scans.get(p));
+        let sub_scans: Vec<&FileScan> = subs.iter().filter_map(|p| scans.get(p)).collect();
+        SessionRow::new(id, main, main_scan, &sub_scans, &summary_titles)
+    };
+
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut out: Vec<DiscoveredSession> = Vec::new();
+    for row in &registry_rows {
+        let id = &row.entry.session_id;
+        seen.insert(id.clone());
+        let folder_hit = native.iter().find(|(n, _, _)| n == id);
+        let (main, subs) = match folder_hit {
+            Some((_, p, s)) => (Some(p.clone()), s.clone()),
+            None => (elsewhere.get(id).cloned(), Vec::new()),
+        };
+        let base = build(id, main.as_ref(), &subs);
+        let resumed = parse_iso(&row.entry.last_resumed_at);
+        let last_modified = match (resumed, base.modified) {
+            (Some(r), Some(m)) => r.max(m),
+            (Some(r), None) => r,
+            (None, Some(m)) => m,
+            (None, None) => DateTime::<Utc>::UNIX_EPOCH,
+        };
+        let mut s = base.into_session(&repo_str, SessionSource::Openclaw, last_modified);
+        s.agent_id = Some(row.agent_id.clone());
+        s.total_cost_usd = Some(row.entry.total_cost_usd);
+        s.total_turns = Some(row.entry.total_turns);
+        s.last_task = row.entry.task_history.last().map(|t| t.task.clone());
+        s.label = row.entry.label.clone();
+        s.is_running = options.repo_busy || running.contains(id.as_str());
+        out.push(s);
+    }
+    for (id, path, subs) in &native {
+        if seen.contains(id) {
+            continue;
+        }
+        let base = build(id, Some(path), subs);
+        let last_modified = base.modified.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
+        let mut s = base.into_session(&repo_str, SessionSource::NativeOnly, last_modified);
+        s.is_running = running.contains(id.as_str());
+        out.push(s);
+    }
+    out.sort_by(|a, b| {
+        b.is_running
+            .cmp(&a.is_running)
+            .then(b.last_modified.cmp(&a.last_modified))
+            .then(a.session_id.cmp(&b.session_id))
+    });
+    out
+}
+
+fn cwd_matches(scan: Option<&FileScan>, launch_dir: &Path) -> bool {
+    scan.and_then(|s| s.facts.cwd.as_deref())
+        .is_some_and(|cwd| resolve_lexically(cwd) == launch_dir)
+}
+
+/// The transcript-derived part of a session row.
+struct SessionRow {
+    id: String,
+    path: Option<String>,
+    size: u64,
+    modified: Option<DateTime<Utc>>,
+    facts: std::sync::Arc<TranscriptFacts>,
+    tokens: TokenTotals,
+    title: String,
+    subagents: u32,
+}
+
+impl SessionRow {
+    fn new(
+        id: &str,
+        main: Option<&PathBuf>,
+        main_scan: Option<&FileScan>,
+        subs: &[&FileScan],
+        summaries: &HashMap<u128, &str>,
+    ) -> Self {
+        let readable = main_scan.filter(|s| s.error.is_none());
+        let facts = readable.map(|s| s.facts.clone()).unwrap_or_default();
+        let mut usage: UsageGroups = facts.usage.clone();
+        for sub in subs {
+            usage.merge(&sub.facts.usage);
+        }
+        let t = usage.totals();
+        let summary = facts
+            .leaves
+            .iter()
+            .find_map(|leaf| summaries.get(leaf).copied());
+        let title = facts
+            .custom_title
+            .clone()
+            .or_else(|| facts.ai_title.clone())
+            .or_else(|| summary.map(str::to_owned))
+            .or_else(|| facts.first_prompt.clone())
+            .unwrap_or_else(|| id.chars().take(8).collect());
+        SessionRow {
+            id: id.to_owned(),
+            path: main.map(|p| p.to_string_lossy().into_owned()),
+            size: readable.map_or(0, |s| s.size),
+            modified: readable.map(|s| to_utc(s.modified)),
+            facts,
+            tokens: TokenTotals {
+                input: t.input,
+                output: t.output,
+                cache_read: t.cache_read,
+                cache_creation: t.cache_creation,
+            },
+            title,
+            subagents: subs.len() as u32,
+        }
+    }
+
+    fn into_session(
+        self,
+        repo: &str,
+        source: SessionSource,
+        last_modified: DateTime<Utc>,
+    ) -> DiscoveredSession {
+        let f = &self.facts;
+        DiscoveredSession {
+            session_id: self.id,
+            source,
+            agent_id: None,
+            repo_path: repo.to_owned(),
+            branch: f.git_branch.clone().unwrap_or_else(|| "unknown".into()),
+            first_message: f
+                .first_prompt
+                .clone()
+                .unwrap_or_else(|| "(no message)".into()),
+            last_modified,
+            message_count: f.line_count,
+            file_size_bytes: self.size,
+            total_cost_usd: None,
+            total_turns: None,
+            last_task: None,
+            label: None,
+            slug: f.slug.clone(),
+            is_running: false,
+            origin_marker: f.origin_marker.clone(),
+            tokens: self.tokens,
+            compaction_count: f.compactions,
+            budget_used_pct: None,
+            title: self.title,
+            cwd: f.cwd.clone(),
+            first_activity: f.first_activity.as_deref().and_then(parse_iso),
+            last_activity: f.last_activity.as_deref().and_then(parse_iso),
+            context_tokens: f.context_tokens.unwrap_or(0),
+            models: f.models.clone(),
+            subagent_count: self.subagents,
+            last_user_message: f.last_prompt.clone(),
+            transcript_path: self.path,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_uuid_names_are_sessions() {
+        assert_eq!(
+            session_id_of("ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"),
+            Some("ae4a77f8-aedd-4bc1-888f-c94edc91af04")
+        );
+        assert_eq!(session_id_of("agent-aac57f5.jsonl"), None);
+        assert_eq!(
+            session_id_of("ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"),
+            None
+        );
+        assert!(is_safe_session_id("ae4a77f8-aedd"));
+        assert!(!is_safe_session_id("../etc/passwd"));
+        assert!(!is_safe_session_id(".."));
+    }
+}

@@ -1,0 +1,16 @@
+//! Claude Code's transcripts and OpenClaw's registry of the sessions it spawned.
+
+pub mod discovery;
+pub mod history;
+pub mod paths;
+pub mod prompt;
+pub mod registry;
+pub mod scan_cache;
+pub mod transcript;
+pub mod usage;
+
+pub use discovery::{
+    discover_sessions, find_transcript, parse_jsonl_header, DiscoverOptions, DiscoveredSession,
+    JsonlHeader, SessionSource, TokenTotals,
+};
+pub use scan_cache::ScanCache;

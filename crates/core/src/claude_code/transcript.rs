@@ -1,0 +1,492 @@
+//! One pass over a Claude Code transcript, folding each line into
+//! [`TranscriptFacts`].
+//!
+//! Lines are split with `memchr`, and each is read with [`Fields`]: only the
+//! top-level members we use are decoded, and the large ones (tool output,
+//! file snapshots, message content) are skipped without being parsed. A fold
+//! can be resumed on bytes appended later, which is what makes repeat calls
+//! cheap (see `scan_cache`).
+
+use super::prompt::{origin_marker, prompt_text};
+use super::usage::{response_key, Usage, UsageGroups};
+use crate::json_scan::{as_str, as_u64, field, is_true, Fields};
+use crate::text::truncate_utf16;
+use memchr::memchr_iter;
+use std::collections::HashSet;
+
+/// How much of a prompt is kept (UTF-16 units), as the reference does.
+pub const PROMPT_PREVIEW_UNITS: usize = 200;
+
+/// Everything one transcript file says about its session.
+#[derive(Debug, Clone, Default)]
+pub struct TranscriptFacts {
+    /// Non-blank lines, parsable or not (the reference's `lineCount`).
+    pub line_count: u64,
+    /// The first `sessionId` seen (a subagent file names its parent here).
+    pub session_id: Option<String>,
+    /// The subagent id, for subagent transcripts.
+    pub agent_id: Option<String>,
+    /// The first `cwd` seen.
+    pub cwd: Option<String>,
+    /// The last non-empty main-chain `gitBranch`.
+    pub git_branch: Option<String>,
+    /// The last session nickname (`slug`).
+    pub slug: Option<String>,
+    /// The last Claude Code version that wrote to the file.
+    pub version: Option<String>,
+    /// The first real prompt, cut to [`PROMPT_PREVIEW_UNITS`].
+    pub first_prompt: Option<String>,
+    /// The `[openclaw:agent=…]` marker of the first real prompt.
+    pub origin_marker: Option<String>,
+    /// The last real prompt, cut to [`PROMPT_PREVIEW_UNITS`].
+    pub last_prompt: Option<String>,
+    /// The last `/rename` title.
+    pub custom_title: Option<String>,
+    /// The last generated title.
+    pub ai_title: Option<String>,
+    /// `(leafUuid, summary)` title records found in this file (they usually
+    /// title *another* session).
+    pub summaries: Vec<(u128, String)>,
+    /// Leaf uuids (message lines no later line names as parent), to match
+    /// summary titles. Lines chain, so this stays as small as the number of
+    /// branches.
+    pub leaves: HashSet<u128>,
+    /// Earliest and latest line timestamps, ISO-8601 with milliseconds.
+    pub first_activity: Option<String>,
+    pub last_activity: Option<String>,
+    /// Main-chain `compact_boundary` records (auto and manual).
+    pub compactions: u32,
+    /// Deduplicated token usage of every line, including progress copies.
+    pub usage: UsageGroups,
+    /// Prompt size of the last main-chain response.
+    pub context_tokens: Option<u64>,
+    /// Models of the responses, in order of first use.
+    pub models: Vec<String>,
+}
+
+/// The members of one line that matter, as raw JSON.
+#[derive(Default)]
+struct Line<'a> {
+    kind: &'a [u8],
+    subtype: &'a [u8],
+    sidechain: bool,
+    meta: bool,
+    compact_summary: bool,
+    timestamp: Option<&'a [u8]>,
+    message: Option<&'a [u8]>,
+    request_id: Option<&'a [u8]>,
+    session_id: Option<&'a [u8]>,
+    agent_id: Option<&'a [u8]>,
+    cwd: Option<&'a [u8]>,
+    git_branch: Option<&'a [u8]>,
+    slug: Option<&'a [u8]>,
+    version: Option<&'a [u8]>,
+    uuid: Option<&'a [u8]>,
+    parent_uuid: Option<&'a [u8]>,
+    data: Option<&'a [u8]>,
+    custom_title: Option<&'a [u8]>,
+    ai_title: Option<&'a [u8]>,
+    summary: Option<&'a [u8]>,
+    leaf_uuid: Option<&'a [u8]>,
+}
+
+impl<'a> Line<'a> {
+    fn read(raw: &'a [u8]) -> Option<Line<'a>> {
+        let mut line = Line::default();
+        let mut any = false;
+        for (key, value) in Fields::new(raw) {
+            any = true;
+            match key {
+                b"type" => line.kind = value,
+                b"subtype" => line.subtype = value,
+                b"isSidechain" => line.sidechain = is_true(value),
+                b"isMeta" => line.meta = is_true(value),
+                b"isCompactSummary" => line.compact_summary = is_true(value),
+                b"timestamp" => line.timestamp = Some(value),
+                b"message" => line.message = Some(value),
+                b"requestId" => line.request_id = Some(value),
+                b"sessionId" => line.session_id = Some(value),
+                b"agentId" => line.agent_id = Some(value),
+                b"cwd" => line.cwd = Some(value),
+                b"gitBranch" => line.git_branch = Some(value),
+                b"slug" => line.slug = Some(value),
+                b"version" => line.version = Some(value),
+                b"uuid" => line.uuid = Some(value),
+                b"parentUuid" => line.parent_uuid = Some(value),
+                b"data" => line.data = Some(value),
+                b"customTitle" => line.custom_title = Some(value),
+                b"aiTitle" => line.ai_title = Some(value),
+                b"summary" => line.summary = Some(value),
+                b"leafUuid" => line.leaf_uuid = Some(value),
+                _ => {}
+            }
+        }
+        any.then_some(line)
+    }
+}
+
+/// What an assistant `message` object says about the response.
+struct Response {
+    id: Option<String>,
+    model: Option<String>,
+    usage: Option<Usage>,
+}
+
+fn read_response(message: &[u8]) -> Response {
+    let mut out = Response {
+        id: None,
+        model: None,
+        usage: None,
+    };
+    for (key, value) in Fields::new(message) {
+        match key {
+            b"id" => out.id = as_str(value).map(|s| s.into_owned()),
+            b"model" => out.model = as_str(value).map(|s| s.into_owned()),
+            b"usage" => out.usage = read_usage(value),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn read_usage(raw: &[u8]) -> Option<Usage> {
+    let mut usage = Usage::default();
+    let mut any = false;
+    for (key, value) in Fields::new(raw) {
+        let slot = match key {
+            b"input_tokens" => &mut usage.input,
+            b"output_tokens" => &mut usage.output,
+            b"cache_creation_input_tokens" => &mut usage.cache_creation,
+            b"cache_read_input_tokens" => &mut usage.cache_read,
+            _ => continue,
+        };
+        *slot = as_u64(value).unwrap_or(0);
+        any = true;
+    }
+    any.then_some(usage)
+}
+
+fn owned(raw: Option<&[u8]>) -> Option<String> {
+    raw.and_then(as_str).map(|s| s.into_owned())
+}
+
+fn non_empty(raw: Option<&[u8]>) -> Option<String> {
+    owned(raw).filter(|s| !s.is_empty())
+}
+
+/// Parses a UUID (with or without dashes) into 128 bits.
+pub fn parse_uuid(text: &str) -> Option<u128> {
+    let mut value: u128 = 0;
+    let mut digits = 0;
+    for b in text.bytes() {
+        if b == b'-' {
+            continue;
+        }
+        value = (value << 4) | (b as char).to_digit(16)? as u128;
+        digits += 1;
+    }
+    (digits == 32).then_some(value)
+}
+
+/// A timestamp in the canonical `YYYY-MM-DDTHH:MM:SS.mmmZ` form, which sorts
+/// as text. Claude Code always writes this form; others are converted.
+fn canonical_timestamp(raw: &[u8]) -> Option<String> {
+    let text = as_str(raw)?;
+    let b = text.as_bytes();
+    if b.len() == 24 && b[10] == b'T' && b[19] == b'.' && b[23] == b'Z' {
+        return Some(text.into_owned());
+    }
+    let parsed = chrono::DateTime::parse_from_rfc3339(&text).ok()?;
+    Some(
+        parsed
+            .with_timezone(&chrono::Utc)
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    )
+}
+
+impl TranscriptFacts {
+    /// Folds every complete line of `bytes` (up to its last `\n`) and returns
+    /// how many bytes were consumed. The remainder is an incomplete last line
+    /// that a later call (or [`TranscriptFacts::with_partial_line`]) handles.
+    pub fn feed(&mut self, bytes: &[u8]) -> usize {
+        let mut start = 0;
+        for nl in memchr_iter(b'\n', bytes) {
+            self.feed_line(&bytes[start..nl]);
+            start = nl + 1;
+        }
+        start
+    }
+
+    /// The facts including an unterminated last line (a session being written,
+    /// or a crash-truncated line), without changing `self`.
+    pub fn with_partial_line(&self, tail: &[u8]) -> std::borrow::Cow<'_, TranscriptFacts> {
+        if tail.iter().all(u8::is_ascii_whitespace) {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut copy = self.clone();
+        copy.feed_line(tail);
+        std::borrow::Cow::Owned(copy)
+    }
+
+    /// Folds one line (without its `\n`).
+    pub fn feed_line(&mut self, raw: &[u8]) {
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        self.line_count += 1;
+        let Some(line) = Line::read(raw) else {
+            return; // not JSON: counted, nothing else
+        };
+        self.note_envelope(&line);
+        match line.kind {
+            b"\"assistant\"" => self.note_assistant(&line),
+            b"\"user\"" => self.note_user(&line),
+            b"\"progress\"" => self.note_progress(&line),
+            b"\"system\"" if line.subtype == b"\"compact_boundary\"" && !line.sidechain => {
+                self.compactions += 1;
+            }
+            b"\"custom-title\"" => {
+                if let Some(t) = non_empty(line.custom_title) {
+                    self.custom_title = Some(t);
+                }
+            }
+            b"\"ai-title\"" => {
+                if let Some(t) = non_empty(line.ai_title) {
+                    self.ai_title = Some(t);
+                }
+            }
+            b"\"summary\"" => {
+                let leaf = owned(line.leaf_uuid).and_then(|u| parse_uuid(&u));
+                if let (Some(leaf), Some(text)) = (leaf, non_empty(line.summary)) {
+                    self.summaries.push((leaf, text));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn note_envelope(&mut self, line: &Line<'_>) {
+        if let Some(ts) = line.timestamp.and_then(canonical_timestamp) {
+            if self.first_activity.as_ref().is_none_or(|f| ts < *f) {
+                self.first_activity = Some(ts.clone());
+            }
+            if self.last_activity.as_ref().is_none_or(|l| ts > *l) {
+                self.last_activity = Some(ts);
+            }
+        }
+        if self.session_id.is_none() {
+            self.session_id = non_empty(line.session_id);
+        }
+        if self.agent_id.is_none() {
+            self.agent_id = non_empty(line.agent_id);
+        }
+        if self.cwd.is_none() {
+            self.cwd = non_empty(line.cwd);
+        }
+        if !line.sidechain {
+            if let Some(branch) = non_empty(line.git_branch) {
+                self.git_branch = Some(branch);
+            }
+        }
+        if let Some(slug) = non_empty(line.slug) {
+            self.slug = Some(slug);
+        }
+        if let Some(version) = non_empty(line.version) {
+            self.version = Some(version);
+        }
+        if let Some(parent) = owned(line.parent_uuid).and_then(|u| parse_uuid(&u)) {
+            self.leaves.remove(&parent);
+        }
+        if let Some(uuid) = owned(line.uuid).and_then(|u| parse_uuid(&u)) {
+            self.leaves.insert(uuid);
+        }
+    }
+
+    fn note_response(
+        &mut self,
+        message: &[u8],
+        request_id: Option<&[u8]>,
+        session_id: Option<&[u8]>,
+        sidechain: bool,
+    ) {
+        let response = read_response(message);
+        if let Some(model) = response
+            .model
+            .filter(|m| m != "<synthetic>" && !m.is_empty())
+        {
+            if !self.models.contains(&model) {
+                self.models.push(model);
+            }
+        }
+        let Some(usage) = response.usage else {
+            return;
+        };
+        let request_id = owned(request_id);
+        let session_id = owned(session_id);
+        let key = response_key(
+            response.id.as_deref(),
+            request_id.as_deref(),
+            session_id.as_deref(),
+        );
+        self.usage.add(key, usage, sidechain);
+        if !sidechain {
+            self.context_tokens = Some(usage.prompt_tokens());
+        }
+    }
+
+    fn note_assistant(&mut self, line: &Line<'_>) {
+        if let Some(message) = line.message {
+            self.note_response(message, line.request_id, line.session_id, line.sidechain);
+        }
+    }
+
+    /// `agent_progress` lines carry a full copy of a subagent line, usage
+    /// included; it is counted (and later deduplicated against the subagent
+    /// file) as a sidechain response.
+    fn note_progress(&mut self, line: &Line<'_>) {
+        let Some(data) = line.data else { return };
+        if memchr::memmem::find(data, b"\"agent_progress\"").is_none() {
+            return;
+        }
+        if field(data, b"type") != Some(&b"\"agent_progress\""[..]) {
+            return;
+        }
+        let Some(copy) = field(data, b"message") else {
+            return;
+        };
+        if field(copy, b"type") != Some(&b"\"assistant\""[..]) {
+            return;
+        }
+        if let Some(message) = field(copy, b"message") {
+            let request_id = field(copy, b"requestId");
+            self.note_response(message, request_id, line.session_id, true);
+        }
+    }
+
+    fn note_user(&mut self, line: &Line<'_>) {
+        if line.sidechain || line.meta || line.compact_summary {
+            return;
+        }
+        let Some(content) = line.message.and_then(|m| field(m, b"content")) else {
+            return;
+        };
+        let Some(text) = prompt_text(content) else {
+            return;
+        };
+        if self.first_prompt.is_none() {
+            self.origin_marker = origin_marker(&text).map(str::to_owned);
+            self.first_prompt = Some(truncate_utf16(&text, PROMPT_PREVIEW_UNITS).to_owned());
+        }
+        self.last_prompt = Some(truncate_utf16(&text, PROMPT_PREVIEW_UNITS).to_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(text: &str) -> TranscriptFacts {
+        let mut f = TranscriptFacts::default();
+        let used = f.feed(text.as_bytes());
+        f.with_partial_line(&text.as_bytes()[used..]).into_owned()
+    }
+
+    #[test]
+    fn counts_lines_like_the_reference_and_survives_garbage() {
+        let f = facts("\n{\"type\":\"user\"}\n   \nnot json\n\u{0}\u{1}\n{\"type\":\"x\",\"trunc");
+        assert_eq!(f.line_count, 4);
+    }
+
+    #[test]
+    fn compactions_only_from_main_chain_compact_boundary() {
+        let f = facts(concat!(
+            r#"{"type":"summary","summary":"Compact summary of stuff","leafUuid":"549b3502-0000-0000-0000-000000000000"}"#,
+            "\n",
+            r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"}}"#,
+            "\n",
+            r#"{"type":"system","subtype":"microcompact_boundary"}"#,
+            "\n",
+            r#"{"type":"system","subtype":"compact_boundary","isSidechain":true}"#,
+            "\n",
+            r#"{"type":"system","subtype":"local_command","content":"compact"}"#,
+            "\n",
+        ));
+        assert_eq!(f.compactions, 1);
+        assert_eq!(f.summaries.len(), 1);
+    }
+
+    #[test]
+    fn first_and_last_prompt_skip_non_prompts() {
+        let f = facts(concat!(
+            r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"<local-command-caveat>x</local-command-caveat>"}}"#,
+            "\n",
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"r"}]}}"#,
+            "\n",
+            r#"{"type":"user","message":{"role":"user","content":"[openclaw:agent=ops] refactor the parser"}}"#,
+            "\n",
+            r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#,
+            "\n",
+            r#"{"type":"user","isSidechain":true,"message":{"role":"user","content":"subagent prompt"}}"#,
+            "\n",
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"now add tests"}]}}"#,
+            "\n",
+        ));
+        assert_eq!(
+            f.first_prompt.as_deref(),
+            Some("[openclaw:agent=ops] refactor the parser")
+        );
+        assert_eq!(f.origin_marker.as_deref(), Some("ops"));
+        assert_eq!(f.last_prompt.as_deref(), Some("now add tests"));
+    }
+
+    #[test]
+    fn timestamps_are_min_and_max_not_first_and_last() {
+        let f = facts(concat!(
+            r#"{"type":"user","timestamp":"2026-02-12T14:48:36.922Z"}"#,
+            "\n",
+            r#"{"type":"user","timestamp":"2026-02-12T14:47:08.766Z"}"#,
+            "\n",
+            r#"{"type":"user","timestamp":"2026-02-12T16:00:00+01:00"}"#,
+            "\n",
+        ));
+        assert_eq!(
+            f.first_activity.as_deref(),
+            Some("2026-02-12T14:47:08.766Z")
+        );
+        assert_eq!(f.last_activity.as_deref(), Some("2026-02-12T15:00:00.000Z"));
+    }
+
+    #[test]
+    fn context_tokens_follow_the_last_main_chain_response() {
+        let f = facts(concat!(
+            r#"{"type":"assistant","message":{"id":"m1","model":"claude-opus-4-6","usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":5}},"requestId":"r1"}"#,
+            "\n",
+            r#"{"type":"assistant","isSidechain":true,"message":{"id":"m2","model":"claude-haiku-4-5","usage":{"input_tokens":1,"output_tokens":1}},"requestId":"r2"}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"id":"m3","model":"<synthetic>","content":[],"usage":{"input_tokens":0,"output_tokens":0}}}"#,
+            "\n",
+        ));
+        assert_eq!(f.context_tokens, Some(0));
+        assert_eq!(f.models, vec!["claude-opus-4-6", "claude-haiku-4-5"]);
+        assert_eq!(f.usage.totals().input, 4);
+    }
+
+    #[test]
+    fn leaves_are_uuids_nobody_continues() {
+        let f = facts(concat!(
+            r#"{"type":"user","uuid":"00000000-0000-0000-0000-000000000001","parentUuid":null}"#,
+            "\n",
+            r#"{"type":"assistant","uuid":"00000000-0000-0000-0000-000000000002","parentUuid":"00000000-0000-0000-0000-000000000001"}"#,
+            "\n",
+            r#"{"type":"user","uuid":"00000000-0000-0000-0000-000000000003","parentUuid":"00000000-0000-0000-0000-000000000001"}"#,
+            "\n",
+        ));
+        assert_eq!(f.leaves, HashSet::from([2, 3]));
+    }
+
+    #[test]
+    fn parses_uuids() {
+        assert_eq!(parse_uuid("00000000-0000-0000-0000-00000000000a"), Some(10));
+        assert_eq!(parse_uuid("nope"), None);
+    }
+}

@@ -1,0 +1,216 @@
+//! Token usage, counted once per API response.
+//!
+//! Claude Code writes one line per content block, each repeating the whole
+//! response's `usage`; only the last carries the final `output_tokens`.
+//! Subagent lines are also mirrored into the parent as `agent_progress`
+//! copies. Counting each line would inflate input and cache counts 2-4x, so
+//! lines are grouped by (`message.id`, `requestId`) — or (`message.id`,
+//! `sessionId`) without a request id — and each group counts once, with the
+//! largest `output_tokens` seen (research: claude-code-jsonl.md §4).
+
+use std::collections::HashMap;
+
+/// The four counters of one response.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_creation: u64,
+    pub cache_read: u64,
+}
+
+impl Usage {
+    /// What the prompt of this response held: input plus both cache counts.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input + self.cache_creation + self.cache_read
+    }
+}
+
+/// One response's usage and whether it was only ever seen on sidechain lines.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    usage: Usage,
+    sidechain: bool,
+}
+
+/// Usage of the lines of one or more files, deduplicated by response.
+#[derive(Debug, Clone, Default)]
+pub struct UsageGroups {
+    groups: HashMap<Box<str>, Group>,
+    /// Lines with usage but no `message.id`: nothing to group them by.
+    ungrouped: Usage,
+}
+
+impl UsageGroups {
+    /// Records one line's usage. `key` is the response key (see
+    /// [`response_key`]); `None` counts the line on its own.
+    pub fn add(&mut self, key: Option<Box<str>>, usage: Usage, sidechain: bool) {
+        let Some(key) = key else {
+            self.ungrouped.input += usage.input;
+            self.ungrouped.output += usage.output;
+            self.ungrouped.cache_creation += usage.cache_creation;
+            self.ungrouped.cache_read += usage.cache_read;
+            return;
+        };
+        let incoming = Group { usage, sidechain };
+        self.groups
+            .entry(key)
+            .and_modify(|g| g.merge(incoming))
+            .or_insert(incoming);
+    }
+
+    /// Folds another file's groups in (a subagent file into its parent).
+    pub fn merge(&mut self, other: &UsageGroups) {
+        for (key, group) in &other.groups {
+            match self.groups.get_mut(key) {
+                Some(g) => g.merge(*group),
+                None => {
+                    self.groups.insert(key.clone(), *group);
+                }
+            }
+        }
+        self.add(None, other.ungrouped, false);
+    }
+
+    /// The deduplicated totals.
+    pub fn totals(&self) -> Usage {
+        let mut t = self.ungrouped;
+        for g in self.groups.values() {
+            t.input += g.usage.input;
+            t.output += g.usage.output;
+            t.cache_creation += g.usage.cache_creation;
+            t.cache_read += g.usage.cache_read;
+        }
+        t
+    }
+
+    /// Number of distinct responses.
+    pub fn responses(&self) -> usize {
+        self.groups.len()
+    }
+}
+
+impl Group {
+    fn merge(&mut self, other: Group) {
+        // A main-chain copy is authoritative for the prompt-side counters
+        // (a `/btw` replay on a sidechain repeats them).
+        if self.sidechain && !other.sidechain {
+            let output = self.usage.output.max(other.usage.output);
+            self.usage = other.usage;
+            self.usage.output = output;
+            self.sidechain = false;
+        } else {
+            self.usage.output = self.usage.output.max(other.usage.output);
+        }
+    }
+}
+
+/// The grouping key of a response: `message.id` with `requestId`, else with
+/// the line's `sessionId`. `None` when there is no message id.
+pub fn response_key(
+    message_id: Option<&str>,
+    request_id: Option<&str>,
+    session_id: Option<&str>,
+) -> Option<Box<str>> {
+    let id = message_id.filter(|s| !s.is_empty())?;
+    let (tag, other) = match request_id.filter(|s| !s.is_empty()) {
+        Some(req) => ('r', req),
+        None => ('s', session_id.unwrap_or("")),
+    };
+    Some(format!("{id}\u{0}{tag}{other}").into_boxed_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(input: u64, output: u64, cc: u64, cr: u64) -> Usage {
+        Usage {
+            input,
+            output,
+            cache_creation: cc,
+            cache_read: cr,
+        }
+    }
+
+    #[test]
+    fn one_response_over_many_lines_counts_once_with_max_output() {
+        let mut g = UsageGroups::default();
+        let key = || response_key(Some("msg_1"), Some("req_1"), Some("s"));
+        for out in [10, 10, 441, 10] {
+            g.add(key(), u(3, out, 8165, 17842), false);
+        }
+        assert_eq!(g.totals(), u(3, 441, 8165, 17842));
+        assert_eq!(g.responses(), 1);
+    }
+
+    #[test]
+    fn falls_back_to_session_id_and_counts_idless_lines_alone() {
+        let mut g = UsageGroups::default();
+        g.add(
+            response_key(Some("m"), None, Some("s1")),
+            u(1, 1, 0, 0),
+            false,
+        );
+        g.add(
+            response_key(Some("m"), None, Some("s1")),
+            u(1, 5, 0, 0),
+            false,
+        );
+        g.add(
+            response_key(Some("m"), None, Some("s2")),
+            u(1, 1, 0, 0),
+            false,
+        );
+        g.add(
+            response_key(None, Some("r"), Some("s1")),
+            u(2, 2, 0, 0),
+            false,
+        );
+        g.add(
+            response_key(None, Some("r"), Some("s1")),
+            u(2, 2, 0, 0),
+            false,
+        );
+        assert_eq!(g.totals(), u(6, 10, 0, 0));
+    }
+
+    #[test]
+    fn merging_subagent_files_dedupes_progress_copies() {
+        let mut parent = UsageGroups::default();
+        parent.add(
+            response_key(Some("a"), Some("r"), None),
+            u(5, 3, 100, 0),
+            true,
+        );
+        let mut sub = UsageGroups::default();
+        sub.add(
+            response_key(Some("a"), Some("r"), None),
+            u(5, 7, 100, 0),
+            true,
+        );
+        sub.add(
+            response_key(Some("b"), Some("r2"), None),
+            u(1, 1, 1, 1),
+            true,
+        );
+        parent.merge(&sub);
+        assert_eq!(parent.totals(), u(6, 8, 101, 1));
+    }
+
+    #[test]
+    fn main_chain_copy_wins_over_sidechain_replay() {
+        let mut g = UsageGroups::default();
+        g.add(
+            response_key(Some("a"), Some("r"), None),
+            u(9, 2, 999, 999),
+            true,
+        );
+        g.add(
+            response_key(Some("a"), Some("r"), None),
+            u(1, 1, 10, 10),
+            false,
+        );
+        assert_eq!(g.totals(), u(1, 2, 10, 10));
+    }
+}

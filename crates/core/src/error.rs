@@ -1,0 +1,121 @@
+//! Stable, machine-readable errors shared by every module.
+//!
+//! Each error carries an [`ErrorCode`] (the string the JavaScript side sees as
+//! `error.code`), a message saying what went wrong and a hint saying what to do
+//! about it.
+
+use std::fmt;
+
+/// The stable error codes of the public API (DESIGN §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    InvalidArgument,
+    RepoNotFound,
+    SessionNotFound,
+    AmbiguousSession,
+    NoSessions,
+    AgentNotFound,
+    UnknownPreset,
+    Parse,
+    SessionBusy,
+    ConcurrentModification,
+    NoBackup,
+    WriteFailed,
+    UnsupportedStore,
+    Internal,
+}
+
+impl ErrorCode {
+    /// Every code, in the documented order.
+    pub const ALL: [ErrorCode; 14] = [
+        ErrorCode::InvalidArgument,
+        ErrorCode::RepoNotFound,
+        ErrorCode::SessionNotFound,
+        ErrorCode::AmbiguousSession,
+        ErrorCode::NoSessions,
+        ErrorCode::AgentNotFound,
+        ErrorCode::UnknownPreset,
+        ErrorCode::Parse,
+        ErrorCode::SessionBusy,
+        ErrorCode::ConcurrentModification,
+        ErrorCode::NoBackup,
+        ErrorCode::WriteFailed,
+        ErrorCode::UnsupportedStore,
+        ErrorCode::Internal,
+    ];
+
+    /// The string form, e.g. `"E_SESSION_BUSY"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "E_INVALID_ARGUMENT",
+            ErrorCode::RepoNotFound => "E_REPO_NOT_FOUND",
+            ErrorCode::SessionNotFound => "E_SESSION_NOT_FOUND",
+            ErrorCode::AmbiguousSession => "E_AMBIGUOUS_SESSION",
+            ErrorCode::NoSessions => "E_NO_SESSIONS",
+            ErrorCode::AgentNotFound => "E_AGENT_NOT_FOUND",
+            ErrorCode::UnknownPreset => "E_UNKNOWN_PRESET",
+            ErrorCode::Parse => "E_PARSE",
+            ErrorCode::SessionBusy => "E_SESSION_BUSY",
+            ErrorCode::ConcurrentModification => "E_CONCURRENT_MODIFICATION",
+            ErrorCode::NoBackup => "E_NO_BACKUP",
+            ErrorCode::WriteFailed => "E_WRITE_FAILED",
+            ErrorCode::UnsupportedStore => "E_UNSUPPORTED_STORE",
+            ErrorCode::Internal => "E_INTERNAL",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error with a stable code, a message and an optional resolution hint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl Error {
+    /// An error without a hint.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// Adds the hint that tells the caller how to resolve the error.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// An `E_WRITE_FAILED` error for an I/O failure on `path`.
+    pub fn write_failed(path: &std::path::Path, err: &std::io::Error) -> Self {
+        Error::new(
+            ErrorCode::WriteFailed,
+            format!("could not write {}: {err}", path.display()),
+        )
+        .with_hint("check that the directory exists, is writable and the disk is not full")
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " (hint: {hint})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result type of the core crate.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,8 @@
+//! Writing files without ever leaving them half-written, and taking the lock
+//! files OpenClaw uses so that several processes can share them.
+
+mod atomic;
+mod lock;
+
+pub use atomic::write_atomic;
+pub use lock::{FileLock, LockOptions};

@@ -1,0 +1,12 @@
+//! Session intelligence for the OpenClaw gateway, with no Node dependency.
+//!
+//! The Node addon (the crate at the repository root) only converts arguments
+//! and results; every rule lives here and is tested here.
+
+pub mod claude_code;
+pub mod error;
+pub mod fs_safe;
+pub mod json_scan;
+pub mod text;
+
+pub use error::{Error, ErrorCode, Result};

@@ -1,0 +1,13 @@
+//! Node binding of `session-intel-core`: argument and result conversion only.
+//!
+//! Every function here validates nothing and decides nothing beyond turning
+//! JavaScript values into core types and back; errors become JS `Error`s with
+//! a stable `code` (see [`error`]).
+
+#![deny(clippy::all)]
+
+mod claude_code;
+mod error;
+
+pub use claude_code::*;
+pub use error::*;
