@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Makes a fresh clone runnable: installs the npm dev dependencies when they
+// are missing, then (re)builds the addon. Cargo rebuilds only what changed,
+// so on an up-to-date tree this takes a second or two.
+//   node scripts/ensure-built.mjs           release build (npm start, bench)
+//   node scripts/ensure-built.mjs --debug   debug build (npm test)
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const run = (cmd, args) => {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) {
+    console.error(`\n${cmd} ${args.join(' ')} failed (exit ${r.status ?? r.signal}).`);
+    process.exit(r.status || 1);
+  }
+};
+
+if (!fs.existsSync(path.join(root, 'node_modules', '.bin', 'napi'))) {
+  console.error('Installing npm dev dependencies...');
+  run('npm', [fs.existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund']);
+}
+const debug = process.argv.includes('--debug');
+console.error(`Building the addon (${debug ? 'debug' : 'release'})...`);
+run(path.join(root, 'node_modules', '.bin', 'napi'), ['build', '--platform', '--no-const-enum', ...(debug ? [] : ['--release'])]);
