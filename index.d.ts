@@ -178,7 +178,7 @@ export declare function repoPathToSlug(repoPath: string): string
  * if its transcript still exists. Unlike the reference, a missing transcript
  * does not delete the entry.
  */
-export declare function resolveSession(agentId: string, repoPath: string, label?: string | undefined | null): string | null
+export declare function resolveSession(agentId: string, repoPath: string, label?: string | undefined | null): string | undefined
 
 /** Records a session in the agent's registry (locked, atomic). */
 export declare function saveSession(agentId: string, repoPath: string, sessionId: string, meta?: SaveSessionMeta | undefined | null): void

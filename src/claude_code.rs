@@ -296,18 +296,18 @@ pub fn resolve_session(
     agent_id: String,
     repo_path: String,
     label: Option<String>,
-) -> Result<Option<String>> {
+) -> Result<Either<String, Undefined>> {
     run_sync(&env, || {
         let key = reg::registry_key(&repo_path, label.as_deref());
-        let Some(entry) = registry().get(&agent_id, &key)? else {
-            return Ok(None);
-        };
-        let claude_dir = paths::claude_config_dir(None);
-        let repo = paths::resolve_lexically(&repo_path);
-        Ok(
-            discovery::find_transcript(&claude_dir, &repo, &entry.session_id)
-                .map(|_| entry.session_id),
-        )
+        let found = registry().get(&agent_id, &key)?.filter(|entry| {
+            let claude_dir = paths::claude_config_dir(None);
+            let repo = paths::resolve_lexically(&repo_path);
+            discovery::find_transcript(&claude_dir, &repo, &entry.session_id).is_some()
+        });
+        Ok(match found {
+            Some(entry) => Either::A(entry.session_id),
+            None => Either::B(()),
+        })
     })
 }
 

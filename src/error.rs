@@ -42,10 +42,7 @@ pub enum ErrorCode {
 /// when there is one.
 pub(crate) fn coded_error(env: &Env, err: core::Error) -> napi::Error {
     let build = || -> napi::Result<napi::Error> {
-        let js = JsError::from(napi::Error::new(
-            err.code.as_str(),
-            err.message.clone(),
-        ));
+        let js = JsError::from(napi::Error::new(err.code.as_str(), err.message.clone()));
         let unknown = js.into_unknown(*env);
         if let Some(hint) = &err.hint {
             let mut obj = unknown.coerce_to_object()?;

@@ -1,0 +1,259 @@
+// discoverSessions / parseJsonlHeader / peekSessionHistory on the real
+// fixtures and on generated edge cases.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { addon, fixtureClaudeDir, tempDir, slugOf, uuid, userLine, assistantLine, jsonl, writeSession } from './helpers.mjs';
+
+const SPOTTER = '/home/USER/projects/spotter-worktrees/spotter-4te';
+const noRegistry = () => tempDir('osi-state-');
+
+test('fixture sessions: usage deduplicated like ccusage, subagents folded in, compactions from compact_boundary', async () => {
+  const claudeConfigDir = fixtureClaudeDir();
+  const [s] = await addon.discoverSessions(SPOTTER, { claudeConfigDir, registryRoot: noRegistry() });
+  // ccusage 20.0.26 `session --offline --json` reports exactly these totals.
+  assert.equal(s.sessionId, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
+  assert.equal(s.totalInputTokens, 2419);
+  assert.equal(s.totalOutputTokens, 42);
+  assert.equal(s.cacheReadTokens, 216995);
+  assert.equal(s.cacheCreationTokens, 176517);
+  assert.equal(s.compactionCount, 1);
+  assert.equal(s.subagentCount, 2);
+  assert.equal(s.messageCount, 67);
+  assert.equal(s.branch, 'spotter-4te');
+  assert.equal(s.slug, 'lexical-painting-whisper');
+  assert.equal(s.cwd, SPOTTER);
+  assert.equal(s.source, 'native-only');
+  assert.equal(s.isRunning, false);
+  assert.match(s.firstMessage, /^Work on bead spotter-4te\. Run bd show/);
+  assert.equal(s.title, s.firstMessage);
+  assert.equal(s.lastUserMessage, 'continue implementation');
+  assert.deepEqual(s.models, ['claude-opus-4-6', 'claude-sonnet-4-5-20250929']);
+  assert.ok(s.lastModified instanceof Date);
+  assert.equal(s.firstActivity.toISOString(), '2026-02-12T14:11:56.103Z');
+  assert.equal(s.lastActivity.toISOString(), '2026-02-12T15:05:00.730Z');
+  assert.ok(s.contextTokens > 0);
+  for (const absent of ['agentId', 'totalCostUsd', 'totalTurns', 'lastTask', 'label', 'originMarker', 'budgetUsedPct']) {
+    assert.equal(Object.hasOwn(s, absent), false, `${absent} must be absent, not null`);
+  }
+});
+
+test('fixture sessions: first real prompt, cross-session summary titles, old-format sidechains', async () => {
+  const claudeConfigDir = fixtureClaudeDir();
+  const sessions = await addon.discoverSessions('/path/to/Demo', { claudeConfigDir, registryRoot: noRegistry() });
+  const byId = Object.fromEntries(sessions.map((s) => [s.sessionId.slice(0, 8), s]));
+  // Its only user lines are /init (no args) and a meta expansion: no real prompt.
+  assert.equal(byId['1af7fc5e'].firstMessage, '(no message)');
+  // The title is the summary line written at the top of the *other* file.
+  assert.equal(byId['1af7fc5e'].title, 'Empty Repo Setup: CLAUDE.md Foundation Created');
+  assert.equal(byId.fe5e1c67.firstMessage, '/orchestrator create TODO app by Next.js');
+  assert.equal(byId.fe5e1c67.compactionCount, 0, 'a summary line is a title, not a compaction');
+  assert.deepEqual([byId.fe5e1c67.totalInputTokens, byId.fe5e1c67.totalOutputTokens, byId.fe5e1c67.cacheReadTokens, byId.fe5e1c67.cacheCreationTokens], [32, 1429, 71248, 13922]);
+  const spotter = await addon.discoverSessions('/home/marco/projects/spotter', { claudeConfigDir, registryRoot: noRegistry() });
+  assert.deepEqual([spotter[0].totalInputTokens, spotter[0].totalOutputTokens, spotter[0].cacheReadTokens, spotter[0].cacheCreationTokens], [3, 13, 11515, 13835]);
+  assert.equal(spotter[0].firstMessage, 'mix phx.server doesnt seem to start');
+});
+
+test('parseJsonlHeader: line count as the reference, tokens deduplicated, compactions from boundaries', async () => {
+  const dir = fixtureClaudeDir();
+  const file = path.join(dir, 'projects', slugOf(SPOTTER), 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+  const h = await addon.parseJsonlHeader(file);
+  assert.equal(h.lineCount, 67);
+  assert.equal(h.gitBranch, 'spotter-4te');
+  assert.equal(h.version, '2.1.39');
+  assert.equal(h.compactionCount, 1);
+  assert.match(h.firstUserMessage, /^Work on bead/);
+  assert.ok(h.totalInputTokens > 0 && h.totalInputTokens <= 2419);
+  await assert.rejects(addon.parseJsonlHeader(path.join(dir, 'missing.jsonl')), (e) => e.code === 'E_SESSION_NOT_FOUND' && /transcript/.test(e.message) && typeof e.hint === 'string');
+});
+
+test('subagent files belong to their parent and are never sessions (flat pre-2.1 layout)', async () => {
+  const claudeConfigDir = tempDir();
+  const repo = '/work/flat';
+  const parent = uuid();
+  writeSession(claudeConfigDir, repo, parent, jsonl([userLine(parent, 'parent task', { cwd: repo }), assistantLine(parent, 'msg_p', { input_tokens: 10, output_tokens: 5 }, { cwd: repo })]));
+  const agentFile = path.join(claudeConfigDir, 'projects', slugOf(repo), 'agent-5271c147.jsonl');
+  fs.writeFileSync(agentFile, jsonl([
+    userLine(parent, 'sub prompt', { isSidechain: true, agentId: '5271c147', cwd: repo }),
+    assistantLine(parent, 'msg_s', { input_tokens: 7, output_tokens: 3 }, { isSidechain: true, agentId: '5271c147', cwd: repo }),
+  ]));
+  const sessions = await addon.discoverSessions(repo, { claudeConfigDir, registryRoot: noRegistry() });
+  assert.equal(sessions.length, 1);
+  assert.equal(sessions[0].sessionId, parent);
+  assert.equal(sessions[0].subagentCount, 1);
+  assert.equal(sessions[0].totalInputTokens, 17);
+  assert.equal(sessions[0].firstMessage, 'parent task', 'a sidechain prompt is not the first message');
+});
+
+test('project folders: UTF-16 slug, long paths by prefix confirmed by cwd, symlinks and git worktrees', async () => {
+  const claudeConfigDir = tempDir();
+  const registryRoot = noRegistry();
+  // An astral character is two UTF-16 units, so two dashes.
+  const emoji = '/tmp/w/\u{1F600}proj';
+  assert.equal(addon.repoPathToSlug(emoji), '-tmp-w---proj');
+  assert.equal(addon.repoPathToSlug('/home/u/my.proj_x'), '-home-u-my-proj-x');
+  const e = uuid();
+  writeSession(claudeConfigDir, emoji, e, jsonl([userLine(e, 'emoji repo', { cwd: emoji })]));
+  assert.equal((await addon.discoverSessions(emoji, { claudeConfigDir, registryRoot }))[0].sessionId, e);
+
+  // Over 200 characters: Claude Code cuts and appends a runtime hash.
+  const long = `/home/u/${'deep/'.repeat(45)}repo`;
+  const decoy = `/home/u/${'deep/'.repeat(45)}repo-other`;
+  const prefix = slugOf(long).slice(0, 200);
+  assert.equal(slugOf(decoy).slice(0, 200), prefix);
+  const mine = uuid();
+  const theirs = uuid();
+  for (const [name, id, cwd] of [[`${prefix}-1x2y3z`, mine, long], [`${prefix}-9q8w7e`, theirs, decoy]]) {
+    const dir = path.join(claudeConfigDir, 'projects', name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `${id}.jsonl`), jsonl([userLine(id, 'long path', { cwd })]));
+  }
+  const longHits = await addon.discoverSessions(long, { claudeConfigDir, registryRoot });
+  assert.deepEqual(longHits.map((s) => s.sessionId), [mine]);
+
+  // A real repository with a linked worktree, reached through a symlink.
+  const base = fs.realpathSync(tempDir('osi-git-'));
+  const repo = path.join(base, 'repo');
+  const git = (...args) => execFileSync('git', args, { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  fs.mkdirSync(repo);
+  git('init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(repo, 'a.txt'), 'a');
+  git('add', '.');
+  git('commit', '-qm', 'init');
+  const worktree = path.join(base, 'repo-feat');
+  git('worktree', 'add', '-q', '-b', 'feat', worktree);
+  const inRepo = uuid();
+  const inWorktree = uuid();
+  writeSession(claudeConfigDir, repo, inRepo, jsonl([userLine(inRepo, 'main tree', { cwd: repo })]));
+  writeSession(claudeConfigDir, worktree, inWorktree, jsonl([userLine(inWorktree, 'worktree', { cwd: worktree })]));
+  const link = path.join(base, 'link');
+  fs.symlinkSync(repo, link);
+  const viaLink = await addon.discoverSessions(link, { claudeConfigDir, registryRoot });
+  assert.deepEqual(viaLink.map((s) => s.sessionId).sort(), [inRepo, inWorktree].sort());
+  assert.ok(viaLink.every((s) => s.repoPath === link), 'repoPath is the resolved argument, as in the reference');
+  const fromWorktree = await addon.discoverSessions(worktree, { claudeConfigDir, registryRoot });
+  assert.deepEqual(fromWorktree.map((s) => s.sessionId).sort(), [inRepo, inWorktree].sort());
+});
+
+test('robust: bad lines and bad files never reject, and what can be read is reported', async () => {
+  const claudeConfigDir = tempDir();
+  const repo = '/work/robust';
+  const good = uuid();
+  const hugeText = 'x'.repeat(5 * 1024 * 1024);
+  const invalidUtf8 = Buffer.concat([Buffer.from('{"type":"user","sessionId":"s","message":{"role":"user","content":"caf'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]);
+  const content = Buffer.concat([
+    Buffer.from('\n\n'),
+    Buffer.from(jsonl([
+      userLine(good, 'first real prompt', { cwd: repo }),
+      { type: 'brand-new-record-type', whatever: [1, 2, 3] },
+      'this is not json',
+      userLine(good, [{ type: 'tool_result', tool_use_id: 't', content: hugeText }], { cwd: repo }),
+      assistantLine(good, 'msg_1', { input_tokens: 4, output_tokens: 9, cache_read_input_tokens: 100 }, { cwd: repo }),
+    ])),
+    invalidUtf8,
+    Buffer.from('   \n'),
+    Buffer.from('{"type":"assistant","message":{"id":"msg_2","usage":{"input_tokens":5'), // crash-truncated
+  ]);
+  writeSession(claudeConfigDir, repo, good, content);
+  const empty = uuid();
+  writeSession(claudeConfigDir, repo, empty, '');
+  const dir = path.join(claudeConfigDir, 'projects', slugOf(repo));
+  fs.mkdirSync(path.join(dir, `${uuid()}.jsonl`)); // a directory with a session's name
+  fs.symlinkSync('/nonexistent/target', path.join(dir, `${uuid()}.jsonl`)); // unreadable
+  const sessions = await addon.discoverSessions(repo, { claudeConfigDir, registryRoot: noRegistry() });
+  const g = sessions.find((s) => s.sessionId === good);
+  assert.equal(g.messageCount, 7, 'non-blank lines, parsable or not, truncated last line included');
+  assert.equal(g.firstMessage, 'first real prompt');
+  assert.equal(g.totalInputTokens, 4);
+  assert.equal(g.cacheReadTokens, 100);
+  const e = sessions.find((s) => s.sessionId === empty);
+  assert.equal(e.messageCount, 0);
+  assert.equal(e.firstMessage, '(no message)');
+  assert.ok(sessions.length >= 2);
+  // No projects folder at all.
+  assert.deepEqual(await addon.discoverSessions(repo, { claudeConfigDir: tempDir(), registryRoot: noRegistry() }), []);
+});
+
+test('registry sessions: source, agent, cost, last task, label, running state and sort order', async () => {
+  const claudeConfigDir = fixtureClaudeDir();
+  const registryRoot = tempDir('osi-state-');
+  fs.mkdirSync(path.join(registryRoot, 'agents', 'ops'), { recursive: true });
+  fs.writeFileSync(path.join(registryRoot, 'agents', 'ops', 'claude-code-sessions.json'), JSON.stringify({ sessions: {
+    '/path/to/Demo::ui': { sessionId: '1af7fc5e-8455-4414-9ccd-011d40f70b2a', createdAt: '2025-09-03T00:40:00.000Z', lastResumedAt: '2025-09-03T00:47:00.000Z',
+      totalCostUsd: 1.25, totalTurns: 4, triggeredBy: {}, taskHistory: [{ at: '2025-09-03T00:40:00.000Z', task: 'scaffold', costUsd: 1 }, { at: '2025-09-03T00:47:00.000Z', task: 'write CLAUDE.md', costUsd: 0.25 }], label: 'ui' },
+    '/elsewhere': { sessionId: 'fe5e1c67-53e7-4862-81ae-d0e013e3270b', createdAt: 'x', lastResumedAt: 'x', totalCostUsd: 0, totalTurns: 0, taskHistory: [] },
+  } }, null, 2));
+  const sessions = await addon.discoverSessions('/path/to/Demo/', { claudeConfigDir, registryRoot });
+  assert.equal(sessions.length, 2);
+  const reg = sessions.find((s) => s.source === 'openclaw');
+  assert.equal(reg.sessionId, '1af7fc5e-8455-4414-9ccd-011d40f70b2a');
+  assert.equal(reg.agentId, 'ops');
+  assert.equal(reg.totalCostUsd, 1.25);
+  assert.equal(reg.totalTurns, 4);
+  assert.equal(reg.lastTask, 'write CLAUDE.md');
+  assert.equal(reg.label, 'ui');
+  assert.equal(reg.repoPath, '/path/to/Demo');
+  // Newest first: both files share an mtime, so the tie breaks by id.
+  const running = await addon.discoverSessions('/path/to/Demo', { claudeConfigDir, registryRoot, runningSessionIds: ['fe5e1c67-53e7-4862-81ae-d0e013e3270b'] });
+  assert.equal(running[0].sessionId, 'fe5e1c67-53e7-4862-81ae-d0e013e3270b');
+  assert.equal(running[0].isRunning, true);
+  assert.equal(running[1].isRunning, false);
+  const busy = await addon.discoverSessions('/path/to/Demo', { claudeConfigDir, registryRoot, repoBusy: true });
+  assert.deepEqual(busy.map((s) => [s.source, s.isRunning]), [['openclaw', true], ['native-only', false]]);
+});
+
+test('incremental: appended lines (and a finished partial line) are picked up, nothing counted twice', async () => {
+  const claudeConfigDir = tempDir();
+  const repo = '/work/incremental';
+  const id = uuid();
+  const file = writeSession(claudeConfigDir, repo, id, jsonl([userLine(id, 'start', { cwd: repo }), assistantLine(id, 'msg_a', { input_tokens: 1, output_tokens: 1 }, { cwd: repo })]));
+  const opts = { claudeConfigDir, registryRoot: noRegistry() };
+  const first = (await addon.discoverSessions(repo, opts))[0];
+  assert.deepEqual([first.messageCount, first.totalInputTokens], [2, 1]);
+  const again = (await addon.discoverSessions(repo, opts))[0];
+  assert.deepEqual(again, first, 'a repeat call on an unchanged file gives the same answer');
+  const more = JSON.stringify(assistantLine(id, 'msg_b', { input_tokens: 10, output_tokens: 3 }, { cwd: repo }));
+  fs.appendFileSync(file, `${more}\n${more.slice(0, 40)}`);
+  const grown = (await addon.discoverSessions(repo, opts))[0];
+  assert.deepEqual([grown.messageCount, grown.totalInputTokens], [4, 11]);
+  fs.appendFileSync(file, '\n'); // the partial line is now a complete (invalid) line
+  const done = (await addon.discoverSessions(repo, opts))[0];
+  assert.deepEqual([done.messageCount, done.totalInputTokens], [4, 11]);
+  fs.appendFileSync(file, jsonl([userLine(id, 'and one more thing', { cwd: repo })]));
+  const last = (await addon.discoverSessions(repo, opts))[0];
+  assert.equal(last.lastUserMessage, 'and one more thing');
+  assert.equal(last.firstMessage, 'start');
+});
+
+test('the event loop keeps running while a large scan is in flight', async () => {
+  const claudeConfigDir = tempDir();
+  const repo = '/work/big';
+  const id = uuid();
+  const line = JSON.stringify(userLine(id, [{ type: 'tool_result', tool_use_id: 't', content: 'y'.repeat(1 << 20) }], { cwd: repo }));
+  writeSession(claudeConfigDir, repo, id, `${line}\n`.repeat(48));
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 0);
+  const pending = addon.discoverSessions(repo, { claudeConfigDir, registryRoot: noRegistry() });
+  await new Promise((r) => setTimeout(r, 5));
+  const [s] = await pending;
+  clearInterval(timer);
+  assert.equal(s.messageCount, 48);
+  assert.ok(ticks > 0, 'timers fired while the scan ran');
+});
+
+test('peekSessionHistory: last text messages of a fixture transcript', () => {
+  process.env.CLAUDE_CONFIG_DIR = fixtureClaudeDir();
+  try {
+    const text = addon.peekSessionHistory('/home/marco/projects/spotter', '55604662-cf2a-4331-851a-ec234028f8ca');
+    assert.match(text, /^\[User\]: mix phx\.server doesnt seem to start/m);
+    assert.match(text, /\[CC\]: /);
+    const short = addon.peekSessionHistory('/home/marco/projects/spotter', '55604662-cf2a-4331-851a-ec234028f8ca', { maxMessages: 1, maxChars: 10 });
+    assert.ok(short.endsWith('\u2026') && !short.includes('\n\n'));
+    assert.equal(addon.peekSessionHistory('/home/marco/projects/spotter', '../../etc/passwd'), '');
+  } finally {
+    delete process.env.CLAUDE_CONFIG_DIR;
+  }
+});

@@ -1,0 +1,96 @@
+// Compile-only check (`tsc --noEmit -p __test__`): code written against the
+// reference TypeScript (openclaw PR #23423 @ 645e0c6c, src/agents/claude-code)
+// must type-check against our generated index.d.ts unchanged. The `Ref*`
+// declarations restate the reference's types; each export of ours is assigned
+// to the reference's signature, so any narrowing of an argument or widening
+// of a result breaks the build.
+
+import * as addon from '../index.js';
+import type { ClaudeCodeSessionEntry, ClaudeCodeTaskHistoryEntry, DiscoveredSession, JsonlHeader } from '../index.js';
+
+type RefClaudeCodeTaskHistoryEntry = { at: string; task: string; costUsd: number };
+type RefClaudeCodeSessionEntry = {
+  sessionId: string;
+  createdAt: string;
+  lastResumedAt: string;
+  totalCostUsd: number;
+  totalTurns: number;
+  triggeredBy?: { userId?: string; channel?: string };
+  taskHistory: RefClaudeCodeTaskHistoryEntry[];
+  label?: string;
+};
+type RefJsonlHeader = {
+  gitBranch?: string;
+  firstUserMessage?: string;
+  slug?: string;
+  version?: string;
+  lineCount: number;
+  originMarker?: string;
+  totalInputTokens: number;
+  totalOutputTokens: number;
+  compactionCount: number;
+};
+type RefDiscoveredSession = {
+  sessionId: string;
+  source: 'openclaw' | 'native-only';
+  agentId?: string;
+  repoPath: string;
+  branch: string;
+  firstMessage: string;
+  lastModified: Date;
+  messageCount: number;
+  fileSizeBytes: number;
+  totalCostUsd?: number;
+  totalTurns?: number;
+  lastTask?: string;
+  label?: string;
+  slug?: string;
+  isRunning: boolean;
+  originMarker?: string;
+  totalInputTokens: number;
+  totalOutputTokens: number;
+  compactionCount: number;
+  budgetUsedPct?: number;
+};
+
+// sessions.ts
+const registryKey: (repoPath: string, label?: string) => string = addon.registryKey;
+const repoPathToSlug: (repoPath: string) => string = addon.repoPathToSlug;
+const resolveSession: (agentId: string, repoPath: string, label?: string) => string | undefined = addon.resolveSession;
+const saveSession: (
+  agentId: string,
+  repoPath: string,
+  sessionId: string,
+  meta?: { userId?: string; channel?: string; task?: string; costUsd?: number; label?: string },
+) => void = addon.saveSession;
+const updateSessionStats: (agentId: string, repoPath: string, stats: { turns?: number; costUsd?: number }, label?: string) => void =
+  addon.updateSessionStats;
+const deleteSession: (agentId: string, repoPath: string, label?: string) => boolean = addon.deleteSession;
+const listSessions: (agentId: string) => Record<string, RefClaudeCodeSessionEntry> = addon.listSessions;
+const listAllSessions: () => Array<RefClaudeCodeSessionEntry & { agentId: string; repoPath: string }> = addon.listAllSessions;
+const peekSessionHistory: (repoPath: string, sessionId: string, opts?: { maxMessages?: number; maxChars?: number }) => string =
+  addon.peekSessionHistory;
+const parseJsonlHeader: (filePath: string) => Promise<RefJsonlHeader> = addon.parseJsonlHeader;
+const discoverSessions: (repoPath: string) => Promise<RefDiscoveredSession[]> = addon.discoverSessions;
+
+// The reference's type names are exported too, and are supersets of its shapes.
+const header: RefJsonlHeader = {} as JsonlHeader;
+const discovered: RefDiscoveredSession = {} as DiscoveredSession;
+const entry: RefClaudeCodeSessionEntry = {} as ClaudeCodeSessionEntry;
+const task: RefClaudeCodeTaskHistoryEntry = {} as ClaudeCodeTaskHistoryEntry;
+
+// Typical caller code from runner.ts compiles as written there.
+async function runnerPreflight(agentId: string, repo: string, label?: string): Promise<string | undefined> {
+  const existing = resolveSession(agentId, repo, label);
+  const sessions = await discoverSessions(repo);
+  const active = sessions.filter((s) => s.isRunning);
+  if (active.length > 0) return undefined;
+  saveSession(agentId, repo, existing ?? sessions[0]?.sessionId ?? 'new', { task: 'x', costUsd: 0.1, label });
+  updateSessionStats(agentId, repo, { turns: 1, costUsd: 0.1 }, label);
+  return existing;
+}
+
+export const used = [
+  registryKey, repoPathToSlug, resolveSession, saveSession, updateSessionStats, deleteSession, listSessions, listAllSessions,
+  peekSessionHistory, parseJsonlHeader, discoverSessions, header, discovered, entry, task, runnerPreflight,
+];

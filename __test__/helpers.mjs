@@ -1,0 +1,71 @@
+// Shared helpers of the node:test suites: the built addon, the real fixtures
+// (../shared/fixtures beside the clone) copied into writable temp dirs, and
+// builders for transcript lines in Claude Code's real shapes.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const addon = createRequire(import.meta.url)(path.join(root, 'index.js'));
+export const fixtures = path.resolve(root, '..', 'shared', 'fixtures');
+
+/** A fresh temp directory, removed when the process exits. */
+export function tempDir(prefix = 'osi-') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A writable copy of the Claude Code fixtures; returns its config root. */
+export function fixtureClaudeDir() {
+  const dir = tempDir('osi-claude-');
+  fs.cpSync(path.join(fixtures, 'claude-code', 'projects'), path.join(dir, 'projects'), { recursive: true });
+  for (const p of walk(dir)) fs.chmodSync(p, fs.statSync(p).isDirectory() ? 0o755 : 0o644);
+  return dir;
+}
+
+function* walk(dir) {
+  yield dir;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) yield* walk(p);
+    else yield p;
+  }
+}
+
+export const slugOf = (p) => p.replace(/[^a-zA-Z0-9]/g, '-');
+
+let counter = 0;
+/** A deterministic UUID for test data. */
+export function uuid(n = ++counter) {
+  const h = n.toString(16).padStart(12, '0');
+  return `00000000-0000-4000-8000-${h}`;
+}
+
+/** A user prompt line. */
+export function userLine(sessionId, text, extra = {}) {
+  return { parentUuid: null, isSidechain: false, userType: 'external', cwd: extra.cwd ?? '/repo', sessionId, version: '2.1.39', gitBranch: 'main', type: 'user',
+    message: { role: 'user', content: text }, uuid: uuid(), timestamp: '2026-02-12T14:11:57.667Z', ...extra };
+}
+
+/** An assistant line of response `id` with the given usage. */
+export function assistantLine(sessionId, id, usage, extra = {}) {
+  return { parentUuid: null, isSidechain: false, userType: 'external', cwd: extra.cwd ?? '/repo', sessionId, version: '2.1.39', gitBranch: 'main',
+    message: { model: 'claude-opus-4-6', id, type: 'message', role: 'assistant', content: [{ type: 'text', text: 'ok' }], stop_reason: null,
+      usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...usage } },
+    requestId: `req_${id}`, type: 'assistant', uuid: uuid(), timestamp: '2026-02-12T14:12:01.177Z', ...extra };
+}
+
+export const jsonl = (lines) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l)) + '\n').join('');
+
+/** Writes `<claudeDir>/projects/<slug(repo)>/<sessionId>.jsonl`. */
+export function writeSession(claudeDir, repo, sessionId, content) {
+  const dir = path.join(claudeDir, 'projects', slugOf(repo));
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${sessionId}.jsonl`);
+  fs.writeFileSync(file, content);
+  return file;
+}
