@@ -21,7 +21,7 @@ const run = (cmd, args) => {
 
 if (!fs.existsSync(path.join(root, 'node_modules', '.bin', 'napi'))) {
   console.error('Installing npm dev dependencies...');
-  run('npm', [fs.existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund']);
+  run('npm', ['install', '--no-audit', '--no-fund']);
 }
 const debug = process.argv.includes('--debug');
 console.error(`Building the addon (${debug ? 'debug' : 'release'})...`);
