@@ -54,9 +54,13 @@ class Gen {
   hex(n) { let s = ''; while (s.length < n) s += Math.floor(this.r() * 0x100000000).toString(16).padStart(8, '0'); return s.slice(0, n); }
   uuid() { const h = this.hex(32); return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`; }
   words(n) { const out = []; for (let i = 0; i < n; i++) out.push(this.pick(WORDS)); return out.join(' '); }
-  /** Code-like text of about `bytes` characters (newlines and quotes included). */
+  /**
+   * Code-like text of about `bytes` characters (newlines and quotes included),
+   * numbered like Claude Code's Read tool output (`    12→…`, U+2192).
+   */
   text(bytes) {
-    const line = () => `  const ${this.pick(WORDS)}_${this.int(1, 99)} = "${this.words(this.int(2, 8))}"; // ${this.words(3)}\n`;
+    let n = this.int(1, 400);
+    const line = () => `${String(n++).padStart(6)}\u2192  const ${this.pick(WORDS)}_${this.int(1, 99)} = "${this.words(this.int(2, 8))}"; // ${this.words(3)}\n`;
     let chunk = '';
     while (chunk.length < Math.min(bytes, 4096)) chunk += line();
     let s = chunk;
@@ -147,18 +151,20 @@ function writeSession(g, { projectDir, repo, sessionId, targetBytes, branch, age
         const steps = g.int(3, 12);
         for (let s = 0; s < steps; s++) {
           response([{ type: 'text', text: g.words(10) }, { type: 'tool_use', id: `toolu_01${g.hex(22)}`, name: 'Grep', input: { pattern: g.pick(WORDS) } }], true, subWrite);
-          subWrite({ type: 'user', message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: g.text(g.int(200, 6000)) }] } });
+          subWrite({ type: 'user', message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: g.text(g.int(100, 2500)) }] } });
         }
         fs.closeSync(subFd);
       }
-      const chatter = g.int(3, 9);
+      const chatter = g.int(4, 12);
       for (let p = 0; p < chatter; p++) {
-        progress({ type: 'bash_progress', output: g.text(g.int(100, 1500)), fullOutput: g.text(g.int(100, 3000)), elapsedTimeSeconds: p, totalLines: p * 10, timeoutMs: 120000 }, toolId);
+        progress({ type: 'bash_progress', output: g.text(g.int(40, 300)), fullOutput: g.text(g.int(40, 600)), elapsedTimeSeconds: p, totalLines: p * 10, timeoutMs: 120000 }, toolId);
       }
-      const big = g.r() < 0.004 ? g.int(1_500_000, 4_000_000) : g.int(300, 24_000);
+      // Most results are short; a few are long; a rare one is several MB.
+      const roll = g.r();
+      const big = roll < 0.003 ? g.int(1_500_000, 4_000_000) : roll < 0.06 ? g.int(8_000, 40_000) : g.int(100, 2_500);
       const result = g.text(big);
       emit(env({ type: 'user', message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: result, is_error: false }] },
-        toolUseResult: { stdout: result.slice(0, 2000), stderr: '', interrupted: false, isImage: false }, sourceToolAssistantUUID: parent }));
+        toolUseResult: { stdout: result.slice(0, 1000), stderr: '', interrupted: false, isImage: false }, sourceToolAssistantUUID: parent }));
     }
     response([{ type: 'text', text: g.words(g.int(20, 120)) }], false, (o) => emit(env(o)));
     emit(env({ type: 'system', subtype: 'stop_hook_summary', hookCount: 1, hookInfos: [{ command: 'bd sync' }], hookErrors: [], preventedContinuation: false, stopReason: '', hasOutput: false, level: 'suggestion' }));

@@ -6,6 +6,7 @@
 //! nobody asks for are skipped with `memchr`, and only the few small values we
 //! need are decoded. Malformed input ends the walk early; it never panics.
 
+use crate::json_blocks::{container_end, string_end};
 use memchr::memchr;
 use std::borrow::Cow;
 
@@ -51,6 +52,13 @@ impl<'a> Iterator for Fields<'a> {
 
 impl<'a> Fields<'a> {
     fn member(&mut self) -> Option<(&'a [u8], &'a [u8])> {
+        let (key, start) = self.key()?;
+        let end = self.skip_value(start)?;
+        Some((key, &self.buf[start..end]))
+    }
+
+    /// Reads the next key and its colon; returns the key and where its value starts.
+    fn key(&mut self) -> Option<(&'a [u8], usize)> {
         let buf = self.buf;
         let mut p = skip_ws(buf, self.pos);
         if buf.get(p) == Some(&b',') {
@@ -65,18 +73,28 @@ impl<'a> Fields<'a> {
         if buf.get(p) != Some(&b':') {
             return None;
         }
-        let value_start = skip_ws(buf, p + 1);
-        let value_end = value_end(buf, value_start)?;
-        self.pos = value_end;
-        Some((key, &buf[value_start..value_end]))
+        Some((key, skip_ws(buf, p + 1)))
+    }
+
+    /// Moves past the value starting at `start`; returns its end.
+    fn skip_value(&mut self, start: usize) -> Option<usize> {
+        let end = value_end(self.buf, start)?;
+        self.pos = end;
+        Some(end)
     }
 }
 
-/// Iterator over the raw elements of a JSON array; stops at the first syntax
+/// Iterator over the elements of a JSON array; stops at the first syntax
 /// error. Anything that is not an array yields no elements.
+///
+/// Each element is handed out as the slice *starting* at it (it runs on past
+/// its end); the end is only searched for when the iterator moves on, so a
+/// caller that stops at the first element never scans the rest. Walk an
+/// element with [`Fields`] or [`field`], which stop at its closing brace.
 pub struct Elements<'a> {
     buf: &'a [u8],
     pos: usize,
+    current: Option<usize>,
     done: bool,
 }
 
@@ -88,6 +106,7 @@ impl<'a> Elements<'a> {
         Elements {
             buf,
             pos: start + 1,
+            current: None,
             done: !ok,
         }
     }
@@ -100,6 +119,15 @@ impl<'a> Iterator for Elements<'a> {
         if self.done {
             return None;
         }
+        if let Some(current) = self.current.take() {
+            match value_end(self.buf, current) {
+                Some(end) => self.pos = end,
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            }
+        }
         let mut p = skip_ws(self.buf, self.pos);
         if self.buf.get(p) == Some(&b',') {
             p = skip_ws(self.buf, p + 1);
@@ -108,17 +136,28 @@ impl<'a> Iterator for Elements<'a> {
             self.done = true;
             return None;
         }
-        match value_end(self.buf, p) {
-            Some(end) => {
-                self.pos = end;
-                Some(&self.buf[p..end])
-            }
-            None => {
-                self.done = true;
-                None
-            }
-        }
+        self.current = Some(p);
+        Some(&self.buf[p..])
     }
+}
+
+/// The value of member `key` of `obj` as the slice starting at it (running on
+/// past its end, see [`Elements`]): for objects and arrays that will be walked,
+/// without first searching for their end.
+pub fn field_start<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    let mut fields = Fields::new(obj);
+    loop {
+        let (k, start) = fields.key()?;
+        if k == key {
+            return Some(&obj[start..]);
+        }
+        fields.skip_value(start)?;
+    }
+}
+
+/// Length of the JSON value at the start of `buf`.
+pub fn value_len(buf: &[u8]) -> Option<usize> {
+    value_end(buf, 0)
 }
 
 /// The raw value of member `key` of the object `obj`, if present.
@@ -131,20 +170,6 @@ fn skip_ws(buf: &[u8], mut p: usize) -> usize {
         p += 1;
     }
     p
-}
-
-/// Given `buf[start] == b'"'`, returns the index just past the closing quote.
-fn string_end(buf: &[u8], start: usize) -> Option<usize> {
-    let mut p = start + 1;
-    loop {
-        let q = p + memchr(b'"', &buf[p..])?;
-        // The quote is escaped when an odd number of backslashes precede it.
-        let backslashes = buf[p..q].iter().rev().take_while(|&&b| b == b'\\').count();
-        if backslashes % 2 == 0 {
-            return Some(q + 1);
-        }
-        p = q + 1;
-    }
 }
 
 /// Returns the index just past the JSON value starting at `start`.
@@ -161,29 +186,6 @@ fn value_end(buf: &[u8], start: usize) -> Option<usize> {
             (len > 0).then_some(start + len)
         }
     }
-}
-
-fn container_end(buf: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut p = start;
-    while p < buf.len() {
-        match buf[p] {
-            b'"' => {
-                p = string_end(buf, p)?;
-                continue;
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(p + 1);
-                }
-            }
-            _ => {}
-        }
-        p += 1;
-    }
-    None
 }
 
 /// Decodes a raw JSON string value. Returns `None` for anything else.
@@ -269,10 +271,21 @@ mod tests {
     fn walks_array_elements() {
         let raw = br#"[1, "a,]", {"b":[2]} ,[]]"#;
         let got: Vec<&[u8]> = Elements::new(raw).collect();
-        assert_eq!(got, vec![&b"1"[..], br#""a,]""#, br#"{"b":[2]}"#, b"[]"]);
+        assert_eq!(got.len(), 4);
+        assert!(got[2].starts_with(br#"{"b":[2]} ,"#));
+        assert_eq!(field(got[2], b"b"), Some(&b"[2]"[..]));
+        assert_eq!(
+            as_str(&got[1][..value_len(got[1]).unwrap()]).as_deref(),
+            Some("a,]")
+        );
         assert_eq!(Elements::new(b"[]").count(), 0);
         assert_eq!(Elements::new(b"{}").count(), 0);
         assert_eq!(field(br#"{"a":1,"b":[2]}"#, b"b"), Some(&b"[2]"[..]));
+        assert_eq!(
+            field_start(br#"{"a":1,"b":[2], "c":3}"#, b"b"),
+            Some(&br#"[2], "c":3}"#[..])
+        );
+        assert_eq!(field_start(br#"{"a":1}"#, b"z"), None);
     }
 
     #[test]

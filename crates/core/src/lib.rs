@@ -6,6 +6,7 @@
 pub mod claude_code;
 pub mod error;
 pub mod fs_safe;
+mod json_blocks;
 pub mod json_scan;
 pub mod text;
 

@@ -11,11 +11,11 @@ use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically, 
 use super::registry::{Registry, RegistryRow};
 use super::scan_cache::{FileScan, ScanCache};
 use super::transcript::TranscriptFacts;
-use super::usage::UsageGroups;
 use crate::error::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -147,6 +147,9 @@ pub fn is_safe_session_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
+/// A file found while listing, with its metadata if it could be read.
+type Listed = (PathBuf, Option<fs::Metadata>);
+
 /// The files of one project folder.
 #[derive(Default)]
 struct FolderListing {
@@ -156,6 +159,9 @@ struct FolderListing {
     nested: HashMap<String, Vec<PathBuf>>,
     /// Flat `agent-*.jsonl` files (pre-2.1 layout), parent read from the file.
     flat_agents: Vec<PathBuf>,
+    /// Every file above with its metadata, taken while listing: `stat` relative
+    /// to the open directory is much cheaper than by full path later.
+    stats: Vec<Listed>,
 }
 
 fn list_folder(dir: &Path) -> FolderListing {
@@ -163,28 +169,42 @@ fn list_folder(dir: &Path) -> FolderListing {
     let Ok(entries) = fs::read_dir(dir) else {
         return out;
     };
+    let mut session_dirs = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let path = entry.path();
         if let Some(id) = session_id_of(name) {
+            out.stats.push((path.clone(), entry.metadata().ok()));
             out.sessions.push((id.to_owned(), path));
         } else if name.starts_with("agent-") && name.ends_with(".jsonl") {
+            out.stats.push((path.clone(), entry.metadata().ok()));
             out.flat_agents.push(path);
         } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            let mut found = Vec::new();
-            collect_agent_files(&path.join("subagents"), &mut found, 0);
-            if !found.is_empty() {
-                out.nested.insert(name.to_owned(), found);
-            }
+            session_dirs.push((name.to_owned(), path.join("subagents")));
         }
+    }
+    let nested: Vec<(String, Vec<Listed>)> = session_dirs
+        .into_par_iter()
+        .map(|(name, subagents)| {
+            let mut found = Vec::new();
+            collect_agent_files(&subagents, &mut found, 0);
+            (name, found)
+        })
+        .filter(|(_, found)| !found.is_empty())
+        .collect();
+    for (name, found) in nested {
+        out.nested
+            .insert(name, found.iter().map(|(p, _)| p.clone()).collect());
+        out.stats.extend(found);
     }
     out.sessions.sort();
     out
 }
 
-/// `agent-*.jsonl` below `dir` (subagent groups and workflows nest a little).
-fn collect_agent_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+/// `agent-*.jsonl` below `dir` with their metadata (subagent groups and
+/// workflows nest a little).
+fn collect_agent_files(dir: &Path, out: &mut Vec<Listed>, depth: usize) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -196,7 +216,7 @@ fn collect_agent_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
         if is_dir && depth < 4 {
             collect_agent_files(&path, out, depth + 1);
         } else if name.starts_with("agent-") && name.ends_with(".jsonl") {
-            out.push(path);
+            out.push((path, entry.metadata().ok()));
         }
     }
 }
@@ -273,26 +293,22 @@ pub fn discover_sessions(
     }
 
     // Scan everything at once, largest first so the long files start early.
-    let mut files: Vec<PathBuf> = Vec::new();
-    for (_, l) in &listings {
-        files.extend(l.sessions.iter().map(|(_, p)| p.clone()));
-        files.extend(l.nested.values().flatten().cloned());
-        files.extend(l.flat_agents.iter().cloned());
-    }
-    files.extend(elsewhere.values().cloned());
-    files.sort();
-    files.dedup();
-    let mut sized: Vec<(u64, PathBuf)> = files
-        .into_iter()
-        .map(|p| (fs::metadata(&p).map(|m| m.len()).unwrap_or(0), p))
+    let extra: Vec<Listed> = elsewhere
+        .values()
+        .map(|p| (p.clone(), fs::metadata(p).ok()))
         .collect();
-    sized.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
-    let scans: HashMap<PathBuf, FileScan> = sized
+    let mut seen_files: HashSet<&OsStr> = HashSet::new();
+    let mut stated: Vec<(&PathBuf, Option<&fs::Metadata>)> = listings
+        .iter()
+        .flat_map(|(_, l)| &l.stats)
+        .chain(&extra)
+        .filter(|(p, _)| seen_files.insert(p.as_os_str()))
+        .map(|(p, m)| (p, m.as_ref()))
+        .collect();
+    stated.sort_by_key(|(_, m)| std::cmp::Reverse(m.map_or(0, |m| m.len())));
+    let scans: HashMap<&OsStr, FileScan> = stated
         .into_par_iter()
-        .map(|(_, p)| {
-            let scan = cache.scan(&p);
-            (p, scan)
-        })
+        .map(|(p, meta)| (p.as_os_str(), cache.scan_with(p, meta)))
         .collect();
     for (dir, _) in &listings {
         cache.forget_missing(&dir.path, &|p| scans.contains_key(p));
@@ -311,12 +327,15 @@ pub fn discover_sessions(
     let mut flat_by_parent: HashMap<String, Vec<PathBuf>> = HashMap::new();
     for (dir, listing) in &listings {
         for path in &listing.flat_agents {
-            if let Some(parent) = scans.get(path).and_then(|s| s.facts.session_id.clone()) {
+            if let Some(parent) = scans
+                .get(path.as_os_str())
+                .and_then(|s| s.facts.session_id.clone())
+            {
                 flat_by_parent.entry(parent).or_default().push(path.clone());
             }
         }
         for (id, path) in &listing.sessions {
-            if dir.needs_cwd_check && !cwd_matches(scans.get(path), &dir.launch_dir) {
+            if dir.needs_cwd_check && !cwd_matches(scans.get(path.as_os_str()), &dir.launch_dir) {
                 continue;
             }
             if native.iter().any(|(n, _, _)| n == id) {
@@ -338,9 +357,12 @@ pub fn discover_sessions(
         .map(String::as_str)
         .collect();
     let build = |id: &str, main: Option<&PathBuf>, subs: &[PathBuf]| -> SessionRow {
-        let main_scan = main.and_then(|p| scans.get(p));
-        let sub_scans: Vec<&FileScan> = subs.iter().filter_map(|p| scans.get(p)).collect();
-        SessionRow::new(id, main, main_scan, &sub_scans, &summary_titles)
+        let main_scan = main.and_then(|p| scans.get(p.as_os_str()));
+        let sub_scans: Vec<&FileScan> = subs
+            .iter()
+            .filter_map(|p| scans.get(p.as_os_str()))
+            .collect();
+        SessionRow::new(id, main, main_scan, &sub_scans, &summary_titles, cache)
     };
 
     let mut seen: HashSet<String> = HashSet::new();
@@ -413,14 +435,17 @@ impl SessionRow {
         main_scan: Option<&FileScan>,
         subs: &[&FileScan],
         summaries: &HashMap<u128, &str>,
+        cache: &ScanCache,
     ) -> Self {
         let readable = main_scan.filter(|s| s.error.is_none());
         let facts = readable.map(|s| s.facts.clone()).unwrap_or_default();
-        let mut usage: UsageGroups = facts.usage.clone();
-        for sub in subs {
-            usage.merge(&sub.facts.usage);
-        }
-        let t = usage.totals();
+        let parts: Vec<&std::sync::Arc<TranscriptFacts>> = std::iter::once(&facts)
+            .chain(subs.iter().map(|s| &s.facts))
+            .collect();
+        let t = match main {
+            Some(path) => cache.session_usage(path, &parts),
+            None => facts.usage.totals(),
+        };
         let summary = facts
             .leaves
             .iter()

@@ -21,12 +21,16 @@ const NOT_A_PROMPT: [&str; 7] = [
     "<ide_selection>",
 ];
 
-/// The prompt text of a `user` line's raw `message.content`, or `None` when
+/// The prompt text of a `user` line's `message.content` (the slice starting at
+/// it, see [`crate::json_scan::Elements`]), or `None` when
 /// the line is not a prompt (tool result, wrapper, command without arguments,
 /// blank).
 pub fn prompt_text(content: &[u8]) -> Option<String> {
     let text = match content.first()? {
-        b'"' => as_str(content)?.into_owned(),
+        b'"' => {
+            let end = crate::json_scan::value_len(content)?;
+            as_str(&content[..end])?.into_owned()
+        }
         b'[' => {
             let mut first_text = None;
             for block in Elements::new(content) {

@@ -7,12 +7,15 @@
 //! inode, a shrink, a changed prefix — is scanned again from the start.
 
 use super::transcript::TranscriptFacts;
+use super::usage::{Usage, UsageGroups};
 use memmap2::Mmap;
 use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::fs::{File, Metadata};
 use std::hash::{Hash, Hasher};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
@@ -64,10 +67,21 @@ struct Entry {
     scan: FileScan,
 }
 
+/// Merged usage of one session's files, valid while it is built from the
+/// same scans (the `Arc`s are held, so their addresses cannot be reused).
+#[derive(Debug)]
+struct MergedUsage {
+    parts: Vec<Arc<TranscriptFacts>>,
+    totals: Usage,
+}
+
 /// A cache of file scans, safe to share between threads.
 #[derive(Debug, Default)]
 pub struct ScanCache {
-    entries: Mutex<HashMap<PathBuf, Arc<Entry>>>,
+    /// Deduplicated totals of sessions, keyed by the main transcript's path.
+    merged: Mutex<HashMap<OsString, MergedUsage>>,
+    /// Keyed by the path's bytes: hashing a `PathBuf` walks its components.
+    entries: Mutex<HashMap<OsString, Arc<Entry>>>,
 }
 
 impl ScanCache {
@@ -85,20 +99,26 @@ impl ScanCache {
     /// Scans `path`, reusing or extending an earlier scan where possible.
     /// Never fails: an unreadable file gives empty facts and an `error`.
     pub fn scan(&self, path: &Path) -> FileScan {
-        let previous = self.lock().get(path).cloned();
-        if let (Some(prev), Ok(meta)) = (&previous, std::fs::metadata(path)) {
-            if prev.identity == Identity::of(&meta) {
+        self.scan_with(path, std::fs::metadata(path).ok().as_ref())
+    }
+
+    /// [`ScanCache::scan`] for a caller that has just stat'ed the file.
+    pub fn scan_with(&self, path: &Path, meta: Option<&Metadata>) -> FileScan {
+        let key = path.as_os_str();
+        let previous = self.lock().get(key).cloned();
+        if let (Some(prev), Some(meta)) = (&previous, meta) {
+            if prev.identity == Identity::of(meta) {
                 return prev.scan.clone();
             }
         }
         match scan_file(path, previous.as_deref()) {
             Ok(entry) => {
                 let scan = entry.scan.clone();
-                self.lock().insert(path.to_path_buf(), Arc::new(entry));
+                self.lock().insert(key.to_owned(), Arc::new(entry));
                 scan
             }
             Err(err) => {
-                self.lock().remove(path);
+                self.lock().remove(key);
                 FileScan {
                     facts: Arc::default(),
                     size: 0,
@@ -109,10 +129,49 @@ impl ScanCache {
         }
     }
 
-    /// Drops the scans of files inside `dir` that are not in `keep`.
-    pub fn forget_missing(&self, dir: &Path, keep: &dyn Fn(&Path) -> bool) {
-        self.lock()
-            .retain(|path, _| !path.starts_with(dir) || keep(path));
+    /// The usage of a session made of `parts` (its main transcript first, then
+    /// its subagents), deduplicated across them. Recomputed only when one of
+    /// the parts was rescanned.
+    pub fn session_usage(&self, main: &Path, parts: &[&Arc<TranscriptFacts>]) -> Usage {
+        let key = main.as_os_str();
+        let mut merged = self.merged.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = merged.get(key) {
+            let same = m.parts.len() == parts.len()
+                && m.parts.iter().zip(parts).all(|(a, b)| Arc::ptr_eq(a, b));
+            if same {
+                return m.totals;
+            }
+        }
+        let totals = match parts {
+            [] => Usage::default(),
+            [only] => only.usage.totals(),
+            [first, rest @ ..] => {
+                let mut usage: UsageGroups = first.usage.clone();
+                for part in rest {
+                    usage.merge(&part.usage);
+                }
+                usage.totals()
+            }
+        };
+        let parts = parts.iter().map(|p| Arc::clone(p)).collect();
+        merged.insert(key.to_owned(), MergedUsage { parts, totals });
+        totals
+    }
+
+    /// Drops the scans of files inside `dir` for which `keep` says no.
+    pub fn forget_missing(&self, dir: &Path, keep: &dyn Fn(&OsStr) -> bool) {
+        let prefix = dir.as_os_str().as_bytes();
+        self.lock().retain(|path, _| {
+            let bytes = path.as_bytes();
+            let inside = bytes.starts_with(prefix) && bytes.get(prefix.len()) == Some(&b'/');
+            !inside || keep(path)
+        });
+        let mut merged = self.merged.lock().unwrap_or_else(|e| e.into_inner());
+        merged.retain(|path, _| {
+            let bytes = path.as_bytes();
+            let inside = bytes.starts_with(prefix) && bytes.get(prefix.len()) == Some(&b'/');
+            !inside || keep(path)
+        });
     }
 
     /// Number of files held.
@@ -125,7 +184,7 @@ impl ScanCache {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<Entry>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, Arc<Entry>>> {
         // A panic while holding the lock cannot leave the map inconsistent.
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -9,9 +9,10 @@
 
 use super::prompt::{origin_marker, prompt_text};
 use super::usage::{response_key, Usage, UsageGroups};
-use crate::json_scan::{as_str, as_u64, field, is_true, Fields};
+use crate::json_scan::{as_str, as_u64, field_start, is_true, Fields};
 use crate::text::truncate_utf16;
 use memchr::memchr_iter;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// How much of a prompt is kept (UTF-16 units), as the reference does.
@@ -126,13 +127,13 @@ impl<'a> Line<'a> {
 }
 
 /// What an assistant `message` object says about the response.
-struct Response {
-    id: Option<String>,
-    model: Option<String>,
+struct Response<'a> {
+    id: Option<Cow<'a, str>>,
+    model: Option<Cow<'a, str>>,
     usage: Option<Usage>,
 }
 
-fn read_response(message: &[u8]) -> Response {
+fn read_response(message: &[u8]) -> Response<'_> {
     let mut out = Response {
         id: None,
         model: None,
@@ -140,8 +141,8 @@ fn read_response(message: &[u8]) -> Response {
     };
     for (key, value) in Fields::new(message) {
         match key {
-            b"id" => out.id = as_str(value).map(|s| s.into_owned()),
-            b"model" => out.model = as_str(value).map(|s| s.into_owned()),
+            b"id" => out.id = as_str(value),
+            b"model" => out.model = as_str(value),
             b"usage" => out.usage = read_usage(value),
             _ => {}
         }
@@ -174,6 +175,22 @@ fn non_empty(raw: Option<&[u8]>) -> Option<String> {
     owned(raw).filter(|s| !s.is_empty())
 }
 
+/// Sets `slot` to the non-empty string `raw`, allocating only when it differs.
+fn replace_if_changed(slot: &mut Option<String>, raw: Option<&[u8]>) {
+    let Some(value) = raw.and_then(as_str).filter(|v| !v.is_empty()) else {
+        return;
+    };
+    if slot.as_deref() != Some(&*value) {
+        *slot = Some(value.into_owned());
+    }
+}
+
+/// A raw JSON string value holding a UUID, as 128 bits.
+fn raw_uuid(raw: &[u8]) -> Option<u128> {
+    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    parse_uuid(std::str::from_utf8(inner).ok()?)
+}
+
 /// Parses a UUID (with or without dashes) into 128 bits.
 pub fn parse_uuid(text: &str) -> Option<u128> {
     let mut value: u128 = 0;
@@ -190,18 +207,18 @@ pub fn parse_uuid(text: &str) -> Option<u128> {
 
 /// A timestamp in the canonical `YYYY-MM-DDTHH:MM:SS.mmmZ` form, which sorts
 /// as text. Claude Code always writes this form; others are converted.
-fn canonical_timestamp(raw: &[u8]) -> Option<String> {
+fn canonical_timestamp(raw: &[u8]) -> Option<Cow<'_, str>> {
     let text = as_str(raw)?;
     let b = text.as_bytes();
     if b.len() == 24 && b[10] == b'T' && b[19] == b'.' && b[23] == b'Z' {
-        return Some(text.into_owned());
+        return Some(text);
     }
     let parsed = chrono::DateTime::parse_from_rfc3339(&text).ok()?;
-    Some(
+    Some(Cow::Owned(
         parsed
             .with_timezone(&chrono::Utc)
             .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-    )
+    ))
 }
 
 impl TranscriptFacts {
@@ -267,11 +284,11 @@ impl TranscriptFacts {
 
     fn note_envelope(&mut self, line: &Line<'_>) {
         if let Some(ts) = line.timestamp.and_then(canonical_timestamp) {
-            if self.first_activity.as_ref().is_none_or(|f| ts < *f) {
-                self.first_activity = Some(ts.clone());
+            if self.first_activity.as_deref().is_none_or(|f| *ts < *f) {
+                self.first_activity = Some(ts.clone().into_owned());
             }
-            if self.last_activity.as_ref().is_none_or(|l| ts > *l) {
-                self.last_activity = Some(ts);
+            if self.last_activity.as_deref().is_none_or(|l| *ts > *l) {
+                self.last_activity = Some(ts.into_owned());
             }
         }
         if self.session_id.is_none() {
@@ -284,20 +301,14 @@ impl TranscriptFacts {
             self.cwd = non_empty(line.cwd);
         }
         if !line.sidechain {
-            if let Some(branch) = non_empty(line.git_branch) {
-                self.git_branch = Some(branch);
-            }
+            replace_if_changed(&mut self.git_branch, line.git_branch);
         }
-        if let Some(slug) = non_empty(line.slug) {
-            self.slug = Some(slug);
-        }
-        if let Some(version) = non_empty(line.version) {
-            self.version = Some(version);
-        }
-        if let Some(parent) = owned(line.parent_uuid).and_then(|u| parse_uuid(&u)) {
+        replace_if_changed(&mut self.slug, line.slug);
+        replace_if_changed(&mut self.version, line.version);
+        if let Some(parent) = line.parent_uuid.and_then(raw_uuid) {
             self.leaves.remove(&parent);
         }
-        if let Some(uuid) = owned(line.uuid).and_then(|u| parse_uuid(&u)) {
+        if let Some(uuid) = line.uuid.and_then(raw_uuid) {
             self.leaves.insert(uuid);
         }
     }
@@ -312,23 +323,23 @@ impl TranscriptFacts {
         let response = read_response(message);
         if let Some(model) = response
             .model
-            .filter(|m| m != "<synthetic>" && !m.is_empty())
+            .filter(|m| &**m != "<synthetic>" && !m.is_empty())
         {
-            if !self.models.contains(&model) {
-                self.models.push(model);
+            if !self.models.iter().any(|m| *m == *model) {
+                self.models.push(model.into_owned());
             }
         }
         let Some(usage) = response.usage else {
             return;
         };
-        let request_id = owned(request_id);
-        let session_id = owned(session_id);
+        let request_id = request_id.and_then(as_str);
+        let session_id = session_id.and_then(as_str);
         let key = response_key(
             response.id.as_deref(),
             request_id.as_deref(),
             session_id.as_deref(),
         );
-        self.usage.add(key, usage, sidechain);
+        self.usage.add(key.as_deref(), usage, sidechain);
         if !sidechain {
             self.context_tokens = Some(usage.prompt_tokens());
         }
@@ -348,17 +359,27 @@ impl TranscriptFacts {
         if memchr::memmem::find(data, b"\"agent_progress\"").is_none() {
             return;
         }
-        if field(data, b"type") != Some(&b"\"agent_progress\""[..]) {
-            return;
+        let (mut kind, mut copy) = (None, None);
+        for (key, value) in Fields::new(data) {
+            match key {
+                b"type" => kind = Some(value),
+                b"message" => copy = Some(value),
+                _ => {}
+            }
         }
-        let Some(copy) = field(data, b"message") else {
+        let (Some(b"\"agent_progress\""), Some(copy)) = (kind, copy) else {
             return;
         };
-        if field(copy, b"type") != Some(&b"\"assistant\""[..]) {
-            return;
+        let (mut kind, mut message, mut request_id) = (None, None, None);
+        for (key, value) in Fields::new(copy) {
+            match key {
+                b"type" => kind = Some(value),
+                b"message" => message = Some(value),
+                b"requestId" => request_id = Some(value),
+                _ => {}
+            }
         }
-        if let Some(message) = field(copy, b"message") {
-            let request_id = field(copy, b"requestId");
+        if let (Some(b"\"assistant\""), Some(message)) = (kind, message) {
             self.note_response(message, request_id, line.session_id, true);
         }
     }
@@ -367,7 +388,7 @@ impl TranscriptFacts {
         if line.sidechain || line.meta || line.compact_summary {
             return;
         }
-        let Some(content) = line.message.and_then(|m| field(m, b"content")) else {
+        let Some(content) = line.message.and_then(|m| field_start(m, b"content")) else {
             return;
         };
         let Some(text) = prompt_text(content) else {

@@ -44,7 +44,7 @@ pub struct UsageGroups {
 impl UsageGroups {
     /// Records one line's usage. `key` is the response key (see
     /// [`response_key`]); `None` counts the line on its own.
-    pub fn add(&mut self, key: Option<Box<str>>, usage: Usage, sidechain: bool) {
+    pub fn add(&mut self, key: Option<&str>, usage: Usage, sidechain: bool) {
         let Some(key) = key else {
             self.ungrouped.input += usage.input;
             self.ungrouped.output += usage.output;
@@ -53,10 +53,12 @@ impl UsageGroups {
             return;
         };
         let incoming = Group { usage, sidechain };
-        self.groups
-            .entry(key)
-            .and_modify(|g| g.merge(incoming))
-            .or_insert(incoming);
+        match self.groups.get_mut(key) {
+            Some(group) => group.merge(incoming),
+            None => {
+                self.groups.insert(key.into(), incoming);
+            }
+        }
     }
 
     /// Folds another file's groups in (a subagent file into its parent).
@@ -111,13 +113,18 @@ pub fn response_key(
     message_id: Option<&str>,
     request_id: Option<&str>,
     session_id: Option<&str>,
-) -> Option<Box<str>> {
+) -> Option<String> {
     let id = message_id.filter(|s| !s.is_empty())?;
     let (tag, other) = match request_id.filter(|s| !s.is_empty()) {
         Some(req) => ('r', req),
         None => ('s', session_id.unwrap_or("")),
     };
-    Some(format!("{id}\u{0}{tag}{other}").into_boxed_str())
+    let mut key = String::with_capacity(id.len() + other.len() + 2);
+    key.push_str(id);
+    key.push('\0');
+    key.push(tag);
+    key.push_str(other);
+    Some(key)
 }
 
 #[cfg(test)]
@@ -133,12 +140,29 @@ mod tests {
         }
     }
 
+    fn add(
+        g: &mut UsageGroups,
+        id: Option<&str>,
+        req: Option<&str>,
+        session: Option<&str>,
+        usage: Usage,
+        sidechain: bool,
+    ) {
+        g.add(response_key(id, req, session).as_deref(), usage, sidechain);
+    }
+
     #[test]
     fn one_response_over_many_lines_counts_once_with_max_output() {
         let mut g = UsageGroups::default();
-        let key = || response_key(Some("msg_1"), Some("req_1"), Some("s"));
         for out in [10, 10, 441, 10] {
-            g.add(key(), u(3, out, 8165, 17842), false);
+            add(
+                &mut g,
+                Some("msg_1"),
+                Some("req_1"),
+                Some("s"),
+                u(3, out, 8165, 17842),
+                false,
+            );
         }
         assert_eq!(g.totals(), u(3, 441, 8165, 17842));
         assert_eq!(g.responses(), 1);
@@ -147,53 +171,28 @@ mod tests {
     #[test]
     fn falls_back_to_session_id_and_counts_idless_lines_alone() {
         let mut g = UsageGroups::default();
-        g.add(
-            response_key(Some("m"), None, Some("s1")),
-            u(1, 1, 0, 0),
-            false,
-        );
-        g.add(
-            response_key(Some("m"), None, Some("s1")),
-            u(1, 5, 0, 0),
-            false,
-        );
-        g.add(
-            response_key(Some("m"), None, Some("s2")),
-            u(1, 1, 0, 0),
-            false,
-        );
-        g.add(
-            response_key(None, Some("r"), Some("s1")),
-            u(2, 2, 0, 0),
-            false,
-        );
-        g.add(
-            response_key(None, Some("r"), Some("s1")),
-            u(2, 2, 0, 0),
-            false,
-        );
+        add(&mut g, Some("m"), None, Some("s1"), u(1, 1, 0, 0), false);
+        add(&mut g, Some("m"), None, Some("s1"), u(1, 5, 0, 0), false);
+        add(&mut g, Some("m"), None, Some("s2"), u(1, 1, 0, 0), false);
+        add(&mut g, None, Some("r"), Some("s1"), u(2, 2, 0, 0), false);
+        add(&mut g, None, Some("r"), Some("s1"), u(2, 2, 0, 0), false);
         assert_eq!(g.totals(), u(6, 10, 0, 0));
     }
 
     #[test]
     fn merging_subagent_files_dedupes_progress_copies() {
         let mut parent = UsageGroups::default();
-        parent.add(
-            response_key(Some("a"), Some("r"), None),
+        add(
+            &mut parent,
+            Some("a"),
+            Some("r"),
+            None,
             u(5, 3, 100, 0),
             true,
         );
         let mut sub = UsageGroups::default();
-        sub.add(
-            response_key(Some("a"), Some("r"), None),
-            u(5, 7, 100, 0),
-            true,
-        );
-        sub.add(
-            response_key(Some("b"), Some("r2"), None),
-            u(1, 1, 1, 1),
-            true,
-        );
+        add(&mut sub, Some("a"), Some("r"), None, u(5, 7, 100, 0), true);
+        add(&mut sub, Some("b"), Some("r2"), None, u(1, 1, 1, 1), true);
         parent.merge(&sub);
         assert_eq!(parent.totals(), u(6, 8, 101, 1));
     }
@@ -201,16 +200,8 @@ mod tests {
     #[test]
     fn main_chain_copy_wins_over_sidechain_replay() {
         let mut g = UsageGroups::default();
-        g.add(
-            response_key(Some("a"), Some("r"), None),
-            u(9, 2, 999, 999),
-            true,
-        );
-        g.add(
-            response_key(Some("a"), Some("r"), None),
-            u(1, 1, 10, 10),
-            false,
-        );
+        add(&mut g, Some("a"), Some("r"), None, u(9, 2, 999, 999), true);
+        add(&mut g, Some("a"), Some("r"), None, u(1, 1, 10, 10), false);
         assert_eq!(g.totals(), u(1, 2, 10, 10));
     }
 }

@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// npm run bench [-- --mb 300 --sessions 150 --runs 3]
+//
+// Generates (once, cached in bench/.corpus) a realistic Claude Code corpus and
+// measures in one run, process against process with the page cache warm:
+//   - the addon: a fresh `node` process calling discoverSessions (cold), and
+//     in that process a repeat call (warm) and a call after one appended line;
+//   - a faithful JS port of the reference discoverSessions (readline + JSON.parse);
+//   - ccusage `session --offline --json` (installed here from npm, pinned);
+//   - `wc -l` over the same bytes (the I/O floor);
+//   - peak memory of the addon on a quarter of the corpus and on all of it.
+// Then cross-checks every session's token totals against ccusage's.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { generateCorpus } from './corpus.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const MB = arg('mb', 300);
+const SESSIONS = arg('sessions', 150);
+const RUNS = arg('runs', 3);
+const CCUSAGE_VERSION = '20.0.24';
+
+function corpus(mb, sessions) {
+  const dir = path.join(here, '.corpus', `${mb}mb-${sessions}s`);
+  const stamp = path.join(dir, 'corpus.json');
+  if (fs.existsSync(stamp)) return JSON.parse(fs.readFileSync(stamp, 'utf8'));
+  process.stderr.write(`generating a ${mb} MB corpus of ${sessions} sessions in ${dir} ...\n`);
+  const c = generateCorpus({ dir, sessions, totalBytes: mb * 2 ** 20, seed: 42 });
+  const info = { claudeDir: c.claudeDir, stateDir: c.stateDir, repo: c.repo, bytes: c.bytes };
+  fs.writeFileSync(stamp, JSON.stringify(info));
+  return info;
+}
+
+function ccusageBin() {
+  const dir = path.join(here, '.cache', `ccusage-${CCUSAGE_VERSION}`);
+  const bin = path.join(dir, 'node_modules', '.bin', 'ccusage');
+  if (!fs.existsSync(path.join(dir, 'node_modules', '@ccusage', 'ccusage-linux-x64'))) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}');
+    // The platform binary is an optional dependency, which npm leaves out here: name it.
+    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', `ccusage@${CCUSAGE_VERSION}`, `@ccusage/ccusage-linux-x64@${CCUSAGE_VERSION}`], { cwd: dir, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('could not install ccusage');
+  }
+  return bin;
+}
+
+function files(dir) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...files(p));
+    else if (p.endsWith('.jsonl')) out.push(p);
+  }
+  return out;
+}
+
+/** Wall time (median of RUNS) and peak RSS of a whole process. */
+function measure(cmd, args, env = {}) {
+  const times = [];
+  let stdout = '';
+  let maxRssKb = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30, encoding: 'utf8' });
+    times.push(performance.now() - t);
+    if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+    stdout = r.stdout;
+    maxRssKb = Math.max(maxRssKb, Number(r.stderr.trim().split('\n').pop()));
+  }
+  return { ms: times.sort((a, b) => a - b)[Math.floor(RUNS / 2)], stdout, maxRssKb };
+}
+
+const c = corpus(MB, SESSIONS);
+const all = files(path.join(c.claudeDir, 'projects'));
+const ccusage = ccusageBin();
+const node = process.execPath;
+const once = path.join(here, 'discover-once.mjs');
+const ours = path.join(here, '.cache', 'ours.json');
+spawnSync('cat', all, { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 }); // warm the page cache
+
+const wc = measure('wc', ['-l', ...all]);
+const addon = measure(node, [once, c.repo, c.claudeDir, c.stateDir, '--json-out', ours]);
+const inProcess = JSON.parse(measure(node, [once, c.repo, c.claudeDir, c.stateDir, '--repeat']).stdout);
+const reference = measure(node, [path.join(here, 'reference-discover.mjs'), c.repo, c.claudeDir, c.stateDir]);
+const cc = measure(ccusage, ['session', '--offline', '--json'], { CLAUDE_CONFIG_DIR: c.claudeDir });
+const quarter = corpus(Math.round(MB / 4), SESSIONS);
+const small = measure(node, [once, quarter.repo, quarter.claudeDir, quarter.stateDir]);
+
+// Node's own footprint, to separate it from the scan's.
+const bare = measure(node, ['-e', 'require(process.argv[1])', path.join(here, '..', 'index.js')]);
+
+const ourSessions = JSON.parse(fs.readFileSync(ours, 'utf8'));
+const theirs = new Map(JSON.parse(cc.stdout).session.map((s) => [s.period, s]));
+let mismatches = 0;
+for (const s of ourSessions) {
+  const t = theirs.get(s.sessionId);
+  const same = t && t.inputTokens === s.totalInputTokens && t.outputTokens === s.totalOutputTokens && t.cacheReadTokens === s.cacheReadTokens && t.cacheCreationTokens === s.cacheCreationTokens;
+  if (!same) {
+    mismatches++;
+    if (mismatches <= 3) console.error('mismatch', s.sessionId, t && [t.inputTokens, t.outputTokens, t.cacheReadTokens, t.cacheCreationTokens], [s.totalInputTokens, s.totalOutputTokens, s.cacheReadTokens, s.cacheCreationTokens]);
+  }
+}
+
+const f = (ms) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
+const x = (a, b) => `${(a / b).toFixed(1)}x`;
+const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
+const rows = [
+  ['corpus', `${(c.bytes / 2 ** 20).toFixed(0)} MB, ${all.length} files, ${ourSessions.length} sessions (${SESSIONS} generated)`, ''],
+  ['addon, fresh node process (cold)', f(addon.ms), `reference port ${x(reference.ms, addon.ms)} slower (target >= 25x), ccusage ${x(cc.ms, addon.ms)} slower (target >= 2x)`],
+  ['  of which the scan itself', f(inProcess.coldMs), `${x(inProcess.coldMs, wc.ms)} wc -l (target <= 3x)`],
+  ['  warm repeat call', f(inProcess.warmMs), 'target < 5 ms'],
+  ['  after one appended line', f(inProcess.appendMs), 'target < 10 ms'],
+  ['reference port (readline + JSON.parse)', f(reference.ms), ''],
+  [`ccusage ${CCUSAGE_VERSION} session --offline --json`, f(cc.ms), ''],
+  ['wc -l, same files', f(wc.ms), ''],
+  ['peak RSS: addon on 1/4 corpus / full corpus', `${mb(small.maxRssKb)} / ${mb(addon.maxRssKb)}`, `bare node + addon ${mb(bare.maxRssKb)}; reference port ${mb(reference.maxRssKb)}, ccusage ${mb(cc.maxRssKb)}`],
+  ['token totals equal to ccusage', `${ourSessions.length - mismatches}/${ourSessions.length} sessions`, mismatches ? 'MISMATCH' : 'ok'],
+];
+const w0 = Math.max(...rows.map((r) => r[0].length));
+const w1 = Math.max(...rows.map((r) => r[1].length));
+console.log(`\nnpm run bench -- --mb ${MB} --sessions ${SESSIONS} --runs ${RUNS}   (median of ${RUNS}; ${new Date().toISOString()})\n`);
+for (const [a, b, note] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  ${note}`);
+if (mismatches) process.exitCode = 1;
