@@ -339,7 +339,7 @@ impl TranscriptFacts {
             request_id.as_deref(),
             session_id.as_deref(),
         );
-        self.usage.add(key.as_deref(), usage, sidechain);
+        self.usage.add(key, usage, sidechain);
         if !sidechain {
             self.context_tokens = Some(usage.prompt_tokens());
         }

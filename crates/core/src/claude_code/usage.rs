@@ -36,7 +36,9 @@ struct Group {
 /// Usage of the lines of one or more files, deduplicated by response.
 #[derive(Debug, Clone, Default)]
 pub struct UsageGroups {
-    groups: HashMap<Box<str>, Group>,
+    /// Keyed by a 128-bit hash of the response key: a fraction of the memory
+    /// of the strings, for state that grows with the number of responses.
+    groups: HashMap<u128, Group>,
     /// Lines with usage but no `message.id`: nothing to group them by.
     ungrouped: Usage,
 }
@@ -44,7 +46,7 @@ pub struct UsageGroups {
 impl UsageGroups {
     /// Records one line's usage. `key` is the response key (see
     /// [`response_key`]); `None` counts the line on its own.
-    pub fn add(&mut self, key: Option<&str>, usage: Usage, sidechain: bool) {
+    pub fn add(&mut self, key: Option<u128>, usage: Usage, sidechain: bool) {
         let Some(key) = key else {
             self.ungrouped.input += usage.input;
             self.ungrouped.output += usage.output;
@@ -53,12 +55,10 @@ impl UsageGroups {
             return;
         };
         let incoming = Group { usage, sidechain };
-        match self.groups.get_mut(key) {
-            Some(group) => group.merge(incoming),
-            None => {
-                self.groups.insert(key.into(), incoming);
-            }
-        }
+        self.groups
+            .entry(key)
+            .and_modify(|g| g.merge(incoming))
+            .or_insert(incoming);
     }
 
     /// Folds another file's groups in (a subagent file into its parent).
@@ -67,7 +67,7 @@ impl UsageGroups {
             match self.groups.get_mut(key) {
                 Some(g) => g.merge(*group),
                 None => {
-                    self.groups.insert(key.clone(), *group);
+                    self.groups.insert(*key, *group);
                 }
             }
         }
@@ -108,23 +108,25 @@ impl Group {
 }
 
 /// The grouping key of a response: `message.id` with `requestId`, else with
-/// the line's `sessionId`. `None` when there is no message id.
+/// the line's `sessionId`, hashed to 128 bits. `None` when there is no
+/// message id.
 pub fn response_key(
     message_id: Option<&str>,
     request_id: Option<&str>,
     session_id: Option<&str>,
-) -> Option<String> {
+) -> Option<u128> {
+    use std::hash::{Hash, Hasher};
     let id = message_id.filter(|s| !s.is_empty())?;
     let (tag, other) = match request_id.filter(|s| !s.is_empty()) {
-        Some(req) => ('r', req),
-        None => ('s', session_id.unwrap_or("")),
+        Some(req) => (b'r', req),
+        None => (b's', session_id.unwrap_or("")),
     };
-    let mut key = String::with_capacity(id.len() + other.len() + 2);
-    key.push_str(id);
-    key.push('\0');
-    key.push(tag);
-    key.push_str(other);
-    Some(key)
+    let half = |seed: u8| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (seed, id, tag, other).hash(&mut h);
+        h.finish() as u128
+    };
+    Some(half(0) << 64 | half(1))
 }
 
 #[cfg(test)]
@@ -148,7 +150,7 @@ mod tests {
         usage: Usage,
         sidechain: bool,
     ) {
-        g.add(response_key(id, req, session).as_deref(), usage, sidechain);
+        g.add(response_key(id, req, session), usage, sidechain);
     }
 
     #[test]
