@@ -257,3 +257,26 @@ test('peekSessionHistory: last text messages of a fixture transcript', () => {
     delete process.env.CLAUDE_CONFIG_DIR;
   }
 });
+
+test('titles: custom title over generated title over first prompt; origin marker from the first prompt', async () => {
+  const claudeConfigDir = tempDir();
+  const repo = '/work/titles';
+  const [a, b, c] = [uuid(), uuid(), uuid()];
+  writeSession(claudeConfigDir, repo, a, jsonl([
+    userLine(a, '[openclaw:agent=ops-2] fix the webhook retries', { cwd: repo }),
+    { type: 'ai-title', aiTitle: 'Webhook retry fix', sessionId: a },
+    { type: 'custom-title', customTitle: 'first name', sessionId: a },
+    { type: 'custom-title', customTitle: 'Retries, renamed', sessionId: a },
+  ]));
+  writeSession(claudeConfigDir, repo, b, jsonl([userLine(b, 'plain prompt', { cwd: repo }), { type: 'ai-title', aiTitle: 'Generated title', sessionId: b }]));
+  writeSession(claudeConfigDir, repo, c, jsonl([userLine(c, 'x'.repeat(150) + '\u{1F600}'.repeat(40), { cwd: repo })]));
+  const byId = Object.fromEntries((await addon.discoverSessions(repo, { claudeConfigDir, registryRoot: noRegistry() })).map((s) => [s.sessionId, s]));
+  assert.equal(byId[a].title, 'Retries, renamed');
+  assert.equal(byId[a].originMarker, 'ops-2');
+  assert.equal(byId[a].firstMessage, '[openclaw:agent=ops-2] fix the webhook retries');
+  assert.equal(byId[b].title, 'Generated title');
+  assert.equal(Object.hasOwn(byId[b], 'originMarker'), false);
+  // 200 UTF-16 units: 150 + 25 emoji (2 units each), none split.
+  assert.equal(byId[c].firstMessage, 'x'.repeat(150) + '\u{1F600}'.repeat(25));
+  assert.equal(byId[c].title, byId[c].firstMessage);
+});

@@ -53,26 +53,9 @@ pub(crate) fn coded_error(env: &Env, err: core::Error) -> napi::Error {
     build().unwrap_or_else(|e| e)
 }
 
-/// Runs `f`, turning a panic into an `E_INTERNAL` error.
-pub(crate) fn guarded<T>(f: impl FnOnce() -> core::Result<T>) -> core::Result<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        Err(
-            core::Error::new(core::ErrorCode::Internal, format!("internal error: {what}"))
-                .with_hint(
-                    "this is a bug in openclaw-session-intel; please report it with the message",
-                ),
-        )
-    })
-}
-
 /// Runs a synchronous API call: panics and core errors become thrown JS errors.
 pub(crate) fn run_sync<T>(env: &Env, f: impl FnOnce() -> core::Result<T>) -> napi::Result<T> {
-    guarded(f).map_err(|e| coded_error(env, e))
+    core::catch_panic(f).map_err(|e| coded_error(env, e))
 }
 
 /// An `AsyncTask` body: computed off the JS thread, rejected with a coded error.
@@ -101,7 +84,7 @@ impl<T: Send + 'static, R: ToNapiValue + TypeName> Task for CoreTask<T, R> {
 
     fn compute(&mut self) -> napi::Result<T> {
         let work = self.work.take().expect("a task is computed once");
-        guarded(work).map_err(|e| {
+        core::catch_panic(work).map_err(|e| {
             let status = napi::Error::new(Status::GenericFailure, e.message.clone());
             self.failure = Some(e);
             status

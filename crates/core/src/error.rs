@@ -119,3 +119,44 @@ impl std::error::Error for Error {}
 
 /// Result type of the core crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Runs `f`, turning a panic into an `E_INTERNAL` error so that no panic
+/// unwinds into a host that embeds this crate (the Node addon).
+pub fn catch_panic<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(
+            Error::new(ErrorCode::Internal, format!("internal error: {what}")).with_hint(
+                "this is a bug in openclaw-session-intel; please report it with this message",
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_internal_errors() {
+        let err = catch_panic::<()>(|| panic!("index out of bounds")).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Internal);
+        assert_eq!(err.message, "internal error: index out of bounds");
+        assert!(err.hint.is_some());
+        let owned = catch_panic::<()>(|| panic!("{}", String::from("formatted"))).unwrap_err();
+        assert_eq!(owned.message, "internal error: formatted");
+        assert_eq!(catch_panic(|| Ok(7)).unwrap(), 7);
+    }
+
+    #[test]
+    fn codes_are_the_documented_strings() {
+        let all: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(all.len(), 14);
+        assert!(all.iter().all(|c| c.starts_with("E_")));
+        assert_eq!(ErrorCode::SessionBusy.to_string(), "E_SESSION_BUSY");
+    }
+}

@@ -10,4 +10,4 @@ mod json_blocks;
 pub mod json_scan;
 pub mod text;
 
-pub use error::{Error, ErrorCode, Result};
+pub use error::{catch_panic, Error, ErrorCode, Result};
