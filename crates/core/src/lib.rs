@@ -8,6 +8,7 @@ pub mod error;
 pub mod fs_safe;
 mod json_blocks;
 pub mod json_scan;
+pub mod project_status;
 pub mod text;
 
 pub use error::{catch_panic, Error, ErrorCode, Result};

@@ -1,0 +1,348 @@
+//! Every git field of the briefing must equal what the git CLI prints for the
+//! same repository. Each case builds a real repository with `git` in a
+//! temporary directory, then compares field by field.
+
+use session_intel_core::claude_code::ScanCache;
+use session_intel_core::project_status::git::read_git_state;
+use session_intel_core::project_status::{gather_project_status, ProjectStatusOptions};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const NOW_OFFSETS: [i64; 5] = [
+    200 * 86400 + 7 * 3600,
+    40 * 86400,
+    5 * 86400 + 3600,
+    3 * 3600 + 600,
+    1000,
+];
+
+fn git_in(dir: &Path, args: &[&str]) -> String {
+    git_env(dir, args, &[])
+}
+
+fn git_env(dir: &Path, args: &[&str], env: &[(&str, String)]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "protocol.file.allow=always",
+            "-c",
+            "user.name=Tester",
+            "-c",
+            "user.email=t@example.com",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() || args[0] == "status" || args[0] == "log" || args[0] == "stash",
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn commit(dir: &Path, message: &str, seconds_ago: i64) {
+    let when = format!("@{} +0000", chrono::Utc::now().timestamp() - seconds_ago);
+    git_env(
+        dir,
+        &["commit", "-q", "--allow-empty", "-m", message],
+        &[
+            ("GIT_AUTHOR_DATE", when.clone()),
+            ("GIT_COMMITTER_DATE", when),
+        ],
+    );
+}
+
+fn new_repo(base: &Path, name: &str) -> PathBuf {
+    let dir = base.join(name);
+    fs::create_dir_all(&dir).unwrap();
+    git_in(&dir, &["init", "-q"]);
+    dir
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let path = dir.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// Compares every git field with the CLI's output for the work tree `dir`.
+fn assert_matches_git(dir: &Path) {
+    let repo = git2::Repository::discover(dir).unwrap();
+    let ours = read_git_state(&repo, chrono::Utc::now().timestamp());
+    let branch = git_in(dir, &["branch", "--show-current"]);
+    assert_eq!(
+        ours.current_branch,
+        branch.trim_end_matches('\n'),
+        "branch in {}",
+        dir.display()
+    );
+    let head = git_in(dir, &["log", "-1", "--format=%h%x00%s"]);
+    let head = head.trim_end_matches('\n');
+    let (sha, subject) = head.split_once('\0').unwrap_or(("", ""));
+    assert_eq!(ours.head_commit_sha, sha, "head sha");
+    assert_eq!(ours.head_commit_message, subject, "head subject");
+    let status: Vec<String> = git_in(dir, &["status", "--short"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        ours.status.lines,
+        status,
+        "git status --short in {}",
+        dir.display()
+    );
+    let stashes = git_in(dir, &["stash", "list"]).lines().count() as u32;
+    assert_eq!(ours.stash_count, stashes, "stash count");
+    let log: Vec<(String, String, String, String)> =
+        git_in(dir, &["log", "-10", "--format=%h%x00%s%x00%an%x00%ar"])
+            .lines()
+            .map(|l| {
+                let p: Vec<&str> = l.split('\0').collect();
+                (p[0].into(), p[1].into(), p[2].into(), p[3].into())
+            })
+            .collect();
+    let mine: Vec<(String, String, String, String)> = ours
+        .recent_commits
+        .iter()
+        .map(|c| {
+            (
+                c.sha.clone(),
+                c.message.clone(),
+                c.author.clone(),
+                c.date.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(mine, log, "recent commits");
+}
+
+#[test]
+fn ordinary_histories_branches_and_subjects() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "repo");
+    write(&dir, "a.txt", "a\n");
+    git_in(&dir, &["add", "."]);
+    let subjects = [
+        "init",
+        "feat: pipes | in | subject",
+        "caf\u{e9} na\u{ef}ve \u{1F680}",
+        "multi\nline subject\n\nbody text",
+        "x",
+    ];
+    for (subject, ago) in subjects.iter().zip(NOW_OFFSETS) {
+        commit(&dir, subject, ago);
+    }
+    for i in 0..8 {
+        commit(&dir, &format!("filler {i}"), 60 * (10 - i));
+    }
+    assert_matches_git(&dir);
+    git_in(&dir, &["checkout", "-q", "-b", "feature/deep/slashes"]);
+    assert_matches_git(&dir);
+    let head = git_in(&dir, &["rev-parse", "HEAD~2"]);
+    git_in(&dir, &["checkout", "-q", head.trim()]);
+    assert_matches_git(&dir); // detached: branch ""
+}
+
+#[test]
+fn unborn_head_and_empty_repository() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "empty");
+    assert_matches_git(&dir);
+    write(&dir, "new.txt", "x");
+    git_in(&dir, &["add", "new.txt"]);
+    write(&dir, "untracked.txt", "y");
+    assert_matches_git(&dir);
+}
+
+#[test]
+fn working_tree_changes_of_every_kind() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "changes");
+    for f in [
+        "keep.txt",
+        "rename-me.txt",
+        "delete-staged.txt",
+        "delete-wt.txt",
+        "both.txt",
+        "exec.sh",
+        "sp ace.txt",
+        "caf\u{e9}.txt",
+    ] {
+        write(&dir, f, &format!("{f}\n{}\n", "line ".repeat(20)));
+    }
+    write(&dir, ".gitignore", "*.log\nbuild/\n");
+    write(&dir, "link-target.txt", "t\n");
+    std::os::unix::fs::symlink("link-target.txt", dir.join("link")).unwrap();
+    git_in(&dir, &["add", "."]);
+    commit(&dir, "base", 5000);
+
+    git_in(&dir, &["mv", "rename-me.txt", "renamed.txt"]);
+    git_in(&dir, &["rm", "-q", "delete-staged.txt"]);
+    fs::remove_file(dir.join("delete-wt.txt")).unwrap();
+    write(&dir, "both.txt", "staged change\n");
+    git_in(&dir, &["add", "both.txt"]);
+    write(&dir, "both.txt", "and then unstaged\n");
+    write(&dir, "keep.txt", "modified\n");
+    write(&dir, "sp ace.txt", "modified\n");
+    write(&dir, "caf\u{e9}.txt", "modified\n");
+    let exec = dir.join("exec.sh");
+    let mut perms = fs::metadata(&exec).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&exec, perms).unwrap();
+    fs::remove_file(dir.join("link")).unwrap();
+    std::os::unix::fs::symlink("keep.txt", dir.join("link")).unwrap();
+    write(
+        &dir,
+        "copy-of-keep.txt",
+        &fs::read_to_string(dir.join("renamed.txt")).unwrap(),
+    );
+    git_in(&dir, &["add", "copy-of-keep.txt"]);
+    write(&dir, "new-dir/a.txt", "a");
+    write(&dir, "new-dir/nested/b.txt", "b");
+    write(&dir, "debug.log", "ignored");
+    write(&dir, "build/out.bin", "ignored");
+    write(&dir, "top-untracked.txt", "u");
+    assert_matches_git(&dir);
+}
+
+#[test]
+fn racy_clean_crlf_and_attributes() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "racy");
+    write(&dir, ".gitattributes", "*.txt text eol=lf\n*.bin binary\n");
+    write(&dir, "crlf.txt", "one\r\ntwo\r\n");
+    write(&dir, "racy.txt", "aaaa\n");
+    git_in(&dir, &["add", "."]);
+    commit(&dir, "base", 3000);
+    // Same size, same second as the index: only a content check can tell.
+    write(&dir, "racy.txt", "bbbb\n");
+    assert_matches_git(&dir);
+    write(&dir, "crlf.txt", "one\ntwo\n");
+    assert_matches_git(&dir);
+}
+
+#[test]
+fn stashes_worktrees_submodules_and_bare_repositories() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "main");
+    write(&dir, "f.txt", "0\n");
+    git_in(&dir, &["add", "."]);
+    commit(&dir, "base", 4000);
+    for i in 0..50 {
+        write(&dir, "f.txt", &format!("{i}\n"));
+        git_in(&dir, &["stash", "-q"]);
+    }
+    assert_matches_git(&dir);
+
+    let wt = base.path().join("linked");
+    git_in(
+        &dir,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "wt/branch",
+            wt.to_str().unwrap(),
+        ],
+    );
+    write(&wt, "wt-only.txt", "w");
+    assert_matches_git(&wt);
+
+    let sub = new_repo(base.path(), "sub");
+    write(&sub, "s.txt", "s\n");
+    git_in(&sub, &["add", "."]);
+    commit(&sub, "sub base", 3500);
+    git_in(
+        &dir,
+        &[
+            "submodule",
+            "add",
+            "-q",
+            sub.to_str().unwrap(),
+            "modules/sub",
+        ],
+    );
+    commit(&dir, "add submodule", 3000);
+    assert_matches_git(&dir);
+    write(&dir, "modules/sub/s.txt", "changed\n");
+    assert_matches_git(&dir); // modified content: " m"
+    git_in(&dir.join("modules/sub"), &["checkout", "-q", "--", "s.txt"]);
+    write(&dir, "modules/sub/new.txt", "n");
+    assert_matches_git(&dir); // untracked content: " ?"
+    git_in(&dir.join("modules/sub"), &["add", "."]);
+    commit(&dir.join("modules/sub"), "sub moves on", 100);
+    assert_matches_git(&dir); // new commits: " M"
+
+    let bare = base.path().join("bare.git");
+    Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--bare",
+            dir.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_matches_git(&bare);
+}
+
+#[test]
+fn briefing_paths_non_repositories_and_missing_paths() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "brief");
+    write(&dir, "src/deep/x.rs", "x");
+    write(&dir, "CLAUDE.md", "c");
+    write(&dir, ".specs/b.md", "b");
+    write(&dir, ".specs/a.md", "a");
+    write(&dir, ".specs/notes.txt", "n");
+    git_in(&dir, &["add", "."]);
+    commit(&dir, "base", 100);
+    let cache = ScanCache::new();
+    let mut options = ProjectStatusOptions::default();
+    options.discover.claude_config_dir = Some(base.path().join("no-claude"));
+    options.discover.registry_root = Some(base.path().join("no-state"));
+    let inside = gather_project_status(
+        dir.join("src/deep").to_str().unwrap(),
+        None,
+        &options,
+        &cache,
+    )
+    .unwrap();
+    assert_eq!(inside.repo.path, dir.to_str().unwrap());
+    assert_eq!(inside.repo.name, "brief");
+    assert!(inside.repo.is_git_repo);
+    assert_eq!(inside.git.current_branch, "main");
+    assert!(
+        inside.docs.has_claude_md
+            && inside.docs.has_specs
+            && !inside.docs.has_readme
+            && !inside.docs.has_todo
+    );
+    assert_eq!(inside.docs.spec_files, ["a.md", "b.md"]);
+
+    let plain = base.path().join("plain");
+    fs::create_dir_all(&plain).unwrap();
+    let status = gather_project_status(plain.to_str().unwrap(), None, &options, &cache).unwrap();
+    assert!(!status.repo.is_git_repo);
+    assert_eq!(status.git.current_branch, "");
+    assert!(status.git.status.lines.is_empty() && status.git.recent_commits.is_empty());
+
+    let err = gather_project_status(
+        base.path().join("missing").to_str().unwrap(),
+        None,
+        &options,
+        &cache,
+    )
+    .unwrap_err();
+    assert_eq!(err.code, session_intel_core::ErrorCode::RepoNotFound);
+}
