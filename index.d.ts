@@ -124,6 +124,14 @@ export declare function discoverSessions(repoPath: string, options?: DiscoverOpt
 /** The stable `code` of every error this addon throws or rejects with. */
 export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_REPO_NOT_FOUND' | 'E_SESSION_NOT_FOUND' | 'E_AMBIGUOUS_SESSION' | 'E_NO_SESSIONS' | 'E_AGENT_NOT_FOUND' | 'E_UNKNOWN_PRESET' | 'E_PARSE' | 'E_SESSION_BUSY' | 'E_CONCURRENT_MODIFICATION' | 'E_NO_BACKUP' | 'E_WRITE_FAILED' | 'E_UNSUPPORTED_STORE' | 'E_INTERNAL'
 
+/**
+ * The pre-flight briefing on a repository: git state (read in-process, as
+ * the git CLI would print it), GitHub state when `gh` is installed, the
+ * repository's Claude Code sessions and its guidance documents, gathered
+ * concurrently. Rejects with `E_REPO_NOT_FOUND` for a path that does not exist.
+ */
+export declare function gatherProjectStatus(repoPath: string, agentId?: string | undefined | null, options?: ProjectStatusOptions | undefined | null): Promise<ProjectStatus>
+
 /** Header facts of one Claude Code transcript. */
 export interface JsonlHeader {
   gitBranch?: string
@@ -162,6 +170,107 @@ export interface PeekOptions {
  * blocks; `""` when the transcript cannot be found or read.
  */
 export declare function peekSessionHistory(repoPath: string, sessionId: string, opts?: PeekOptions | undefined | null): string
+
+/** A failing CI check of the current branch. */
+export interface ProjectCheck {
+  name: string
+  status: string
+  conclusion?: string
+}
+
+/** One of the last ten commits. */
+export interface ProjectCommit {
+  /** Abbreviated as `git log --format=%h` does. */
+  sha: string
+  /** Subject line, `|` and all. */
+  message: string
+  author: string
+  /** Relative author date, worded as git's `%ar`. */
+  date: string
+}
+
+/** Guidance documents at the repository root. */
+export interface ProjectDocs {
+  hasClaudeMd: boolean
+  hasSpecs: boolean
+  specFiles: Array<string>
+  hasTodo: boolean
+  hasReadme: boolean
+}
+
+/** Git state, as the git CLI would print it. */
+export interface ProjectGit {
+  /** `""` when HEAD is detached. */
+  currentBranch: string
+  headCommitSha: string
+  headCommitMessage: string
+  /** `git status --short` lines with a working-tree change (untracked included). */
+  uncommittedChanges: Array<string>
+  /** `git status --short` lines with a staged change. */
+  stagedChanges: Array<string>
+  stashCount: number
+  recentCommits: Array<ProjectCommit>
+  /** Untracked paths (folders collapsed, ending in `/`). */
+  untrackedFiles: Array<string>
+}
+
+/** GitHub state from `gh`. */
+export interface ProjectGithub {
+  openPrs: Array<ProjectPullRequest>
+  failingChecks: Array<ProjectCheck>
+  /** Pull requests updated in the last 24 hours, in any state. */
+  recentPrActivity: Array<ProjectPullRequest>
+}
+
+/** A pull request. */
+export interface ProjectPullRequest {
+  number: number
+  title: string
+  branch: string
+  state: string
+  author?: string
+  updatedAt?: string
+}
+
+/** The repository looked at. */
+export interface ProjectRepo {
+  /** Work tree root (the path itself when it is not inside a repository). */
+  path: string
+  name: string
+  isGitRepo: boolean
+}
+
+/** The repository's Claude Code sessions. */
+export interface ProjectSessions {
+  active: Array<DiscoveredSession>
+  recent: Array<DiscoveredSession>
+  ownRecent: Array<DiscoveredSession>
+}
+
+/** The pre-flight briefing on a repository. */
+export interface ProjectStatus {
+  repo: ProjectRepo
+  git: ProjectGit
+  github?: ProjectGithub
+  sessions: ProjectSessions
+  docs: ProjectDocs
+  /** When the briefing was gathered (ISO-8601). */
+  timestamp: string
+}
+
+/** Options of `gatherProjectStatus` (all optional). */
+export interface ProjectStatusOptions {
+  /** Claude Code's config root, for session discovery. */
+  claudeConfigDir?: string
+  /** OpenClaw's state root, for session discovery. */
+  registryRoot?: string
+  /** Session ids the host knows to be running now. */
+  runningSessionIds?: Array<string>
+  /** The host is running Claude Code in this repository. */
+  repoBusy?: boolean
+  /** How long each `gh` call may take, in milliseconds (default 5000). */
+  githubTimeoutMs?: number
+}
 
 /** The registry key: `repoPath`, or `repoPath::label` for a labelled session. */
 export declare function registryKey(repoPath: string, label?: string | undefined | null): string

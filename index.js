@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.deleteSession = nativeBinding.deleteSession
 module.exports.discoverSessions = nativeBinding.discoverSessions
 module.exports.ErrorCode = nativeBinding.ErrorCode
+module.exports.gatherProjectStatus = nativeBinding.gatherProjectStatus
 module.exports.listAllSessions = nativeBinding.listAllSessions
 module.exports.listSessions = nativeBinding.listSessions
 module.exports.parseJsonlHeader = nativeBinding.parseJsonlHeader

@@ -6,7 +6,7 @@
 // of a result breaks the build.
 
 import * as addon from '../index.js';
-import type { ClaudeCodeSessionEntry, ClaudeCodeTaskHistoryEntry, DiscoveredSession, JsonlHeader } from '../index.js';
+import type { ClaudeCodeSessionEntry, ClaudeCodeTaskHistoryEntry, DiscoveredSession, JsonlHeader, ProjectStatus } from '../index.js';
 
 type RefClaudeCodeTaskHistoryEntry = { at: string; task: string; costUsd: number };
 type RefClaudeCodeSessionEntry = {
@@ -53,6 +53,29 @@ type RefDiscoveredSession = {
   budgetUsedPct?: number;
 };
 
+// project-status.ts
+type RefProjectStatus = {
+  repo: { path: string; name: string; isGitRepo: boolean };
+  git: {
+    currentBranch: string;
+    headCommitSha: string;
+    headCommitMessage: string;
+    uncommittedChanges: string[];
+    stagedChanges: string[];
+    stashCount: number;
+    recentCommits: Array<{ sha: string; message: string; author: string; date: string }>;
+  };
+  github?: {
+    openPrs: Array<{ number: number; title: string; branch: string; state: string }>;
+    failingChecks: Array<{ name: string; status: string }>;
+  };
+  sessions: { active: RefDiscoveredSession[]; recent: RefDiscoveredSession[]; ownRecent: RefDiscoveredSession[] };
+  docs: { hasClaudeMd: boolean; hasSpecs: boolean; specFiles: string[]; hasTodo: boolean; hasReadme: boolean };
+  timestamp: string;
+};
+const gatherProjectStatus: (repoPath: string, agentId?: string) => Promise<RefProjectStatus> = addon.gatherProjectStatus;
+const status: RefProjectStatus = {} as ProjectStatus;
+
 // sessions.ts
 const registryKey: (repoPath: string, label?: string) => string = addon.registryKey;
 const repoPathToSlug: (repoPath: string) => string = addon.repoPathToSlug;
@@ -93,4 +116,5 @@ async function runnerPreflight(agentId: string, repo: string, label?: string): P
 export const used = [
   registryKey, repoPathToSlug, resolveSession, saveSession, updateSessionStats, deleteSession, listSessions, listAllSessions,
   peekSessionHistory, parseJsonlHeader, discoverSessions, header, discovered, entry, task, runnerPreflight,
+  gatherProjectStatus, status,
 ];

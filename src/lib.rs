@@ -8,6 +8,8 @@
 
 mod claude_code;
 mod error;
+mod project_status;
 
 pub use claude_code::*;
 pub use error::*;
+pub use project_status::*;
