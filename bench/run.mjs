@@ -17,6 +17,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus } from './corpus.mjs';
+import { makeGitRepo } from './git-repo.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (name, dflt) => {
@@ -109,6 +110,20 @@ for (const s of ourSessions) {
   }
 }
 
+// Project status on real repositories of 6 000 and 60 000 files.
+process.stderr.write('building the status example and the benchmark repositories ...\n');
+const cargo = spawnSync('cargo', ['build', '--release', '-q', '-p', 'session-intel-core', '--example', 'status_time'], { cwd: path.join(here, '..'), stdio: 'inherit' });
+if (cargo.status !== 0) throw new Error('cargo build of the status example failed');
+const statusPart = path.join(here, '..', 'target', 'release', 'examples', 'status_time');
+const statusRows = [];
+for (const files of [6000, 60000]) {
+  const repo = makeGitRepo({ dir: path.join(here, '.corpus', `git-${files / 1000}k`), files, commits: 1000 });
+  const both = JSON.parse(spawnSync(node, [path.join(here, 'status-once.mjs'), repo, String(Math.max(RUNS, 9))], { encoding: 'utf8' }).stdout);
+  const gitStatus = measure('git', ['-C', repo, 'status', '--short']);
+  const part = JSON.parse(spawnSync(statusPart, [repo, String(Math.max(RUNS, 9))], { encoding: 'utf8' }).stdout);
+  statusRows.push({ files, ...both, gitMs: gitStatus.ms, partMs: part.medianMs });
+}
+
 const f = (ms) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 const x = (a, b) => `${(a / b).toFixed(1)}x`;
 const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
@@ -123,6 +138,10 @@ const rows = [
   ['wc -l, same files', f(wc.ms), ''],
   ['peak RSS: addon on 1/4 corpus / full corpus', `${mb(small.maxRssKb)} / ${mb(addon.maxRssKb)}`, `bare node + addon ${mb(bare.maxRssKb)}; reference port ${mb(reference.maxRssKb)}, ccusage ${mb(cc.maxRssKb)}`],
   ['token totals equal to ccusage', `${ourSessions.length - mismatches}/${ourSessions.length} sessions`, mismatches ? 'MISMATCH' : 'ok'],
+  ...statusRows.flatMap((r) => [
+    [`gatherProjectStatus, ${r.files} files, 1000 commits`, f(r.oursMs), `reference approach ${f(r.referenceMs)} = ${x(r.referenceMs, r.oursMs)} slower (target >= 3x)`],
+    ['  of which git status', f(r.partMs), `git status --short ${f(r.gitMs)}: ${x(r.partMs, r.gitMs)} (target <= 1.5x)`],
+  ]),
 ];
 const w0 = Math.max(...rows.map((r) => r[0].length));
 const w1 = Math.max(...rows.map((r) => r[1].length));

@@ -4,6 +4,7 @@
 
 use session_intel_core::claude_code::ScanCache;
 use session_intel_core::project_status::git::read_git_state;
+use session_intel_core::project_status::short_status::short_status_libgit2;
 use session_intel_core::project_status::{gather_project_status, ProjectStatusOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -345,4 +346,92 @@ fn briefing_paths_non_repositories_and_missing_paths() {
     )
     .unwrap_err();
     assert_eq!(err.code, session_intel_core::ErrorCode::RepoNotFound);
+}
+
+#[test]
+fn ignore_rules_and_untracked_folders() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "ignores");
+    write(
+        &dir,
+        ".gitignore",
+        "*.log\n/dist/\nvendor/**/*.bin\n!keep.log\n",
+    );
+    write(&dir, "docs/.gitignore", "draft*\n");
+    write(&dir, "tracked/ignored-but-tracked.log", "t");
+    write(&dir, "src/lib.rs", "x");
+    git_in(
+        &dir,
+        &["add", ".gitignore", "docs/.gitignore", "src/lib.rs"],
+    );
+    git_in(&dir, &["add", "-f", "tracked/ignored-but-tracked.log"]);
+    commit(&dir, "base", 1000);
+    write(&dir, "debug.log", "ignored");
+    write(&dir, "keep.log", "negated, so shown");
+    write(&dir, "dist/app.js", "ignored folder");
+    write(&dir, "vendor/a/b/blob.bin", "ignored by a ** rule");
+    write(
+        &dir,
+        "vendor/a/b/readme.txt",
+        "shown: vendor/ holds no tracked file",
+    );
+    write(&dir, "docs/draft-1.md", "ignored by a nested .gitignore");
+    write(&dir, "docs/final.md", "shown");
+    write(
+        &dir,
+        "only-ignored/x.log",
+        "a folder holding only ignored files is not shown",
+    );
+    fs::create_dir_all(dir.join("empty-folder")).unwrap();
+    write(
+        &dir,
+        "tracked/new-sibling.txt",
+        "shown as a file: its folder has a tracked file",
+    );
+    write(&dir, "src/excluded.tmp", "excluded by info/exclude");
+    fs::write(dir.join(".git/info/exclude"), "*.tmp\n").unwrap();
+    write(&dir, "src/local.secret", "excluded by core.excludesFile");
+    write(&dir, "../global-excludes", "*.secret\n");
+    git_in(
+        &dir,
+        &[
+            "config",
+            "core.excludesFile",
+            base.path()
+                .join("ignores/../global-excludes")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    let nested = dir.join("nested-repo");
+    fs::create_dir_all(&nested).unwrap();
+    git_in(&nested, &["init", "-q"]);
+    std::os::unix::fs::symlink("src", dir.join("link-to-dir")).unwrap();
+    assert_matches_git(&dir);
+}
+
+#[test]
+fn abbreviation_grows_with_the_object_count_as_gits_does() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "many-objects");
+    // 17 000 blobs in one pack: past 2^14 objects git abbreviates to 8 digits.
+    let mut stream = String::from("commit refs/heads/main\nauthor A <a@b> 1700000000 +0000\ncommitter A <a@b> 1700000000 +0000\ndata 4\nbulk\n");
+    for i in 0..17_000 {
+        let body = format!("blob {i}\n");
+        stream.push_str(&format!("M 100644 inline f/{i}.txt\ndata {}\n{body}\n", body.len()));
+    }
+    let mut child = Command::new("git")
+        .args(["fast-import", "--quiet"])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), stream.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+    git_in(&dir, &["reset", "-q", "--hard", "main"]);
+    let repo = git2::Repository::discover(&dir).unwrap();
+    let ours = read_git_state(&repo, chrono::Utc::now().timestamp());
+    let theirs = git_in(&dir, &["log", "-1", "--format=%h"]);
+    assert_eq!(ours.head_commit_sha, theirs.trim());
+    assert!(ours.head_commit_sha.len() >= 8, "{}", ours.head_commit_sha);
 }

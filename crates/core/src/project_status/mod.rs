@@ -3,6 +3,7 @@
 //! repository's Claude Code sessions, and which guidance documents exist.
 //! Git, GitHub and session discovery run at the same time.
 
+mod fast_status;
 pub mod git;
 pub mod github;
 pub mod relative_date;

@@ -32,8 +32,22 @@ impl ShortStatus {
     }
 }
 
-/// Reads the status of the working tree of `repo` (empty for a bare repository).
+/// Reads the status of the working tree of `repo` (empty for a bare
+/// repository): through the fast path of [`super::fast_status`] when it
+/// applies, else through libgit2's own status walk.
 pub fn short_status(repo: &Repository) -> Result<ShortStatus, git2::Error> {
+    if repo.is_bare() {
+        return Ok(ShortStatus::default());
+    }
+    match super::fast_status::fast_short_status(repo) {
+        Some(status) => Ok(status),
+        None => short_status_libgit2(repo),
+    }
+}
+
+/// The same answer from libgit2's `git_status_list` (single-threaded): the
+/// fallback, and the yardstick the fast path is tested against.
+pub fn short_status_libgit2(repo: &Repository) -> Result<ShortStatus, git2::Error> {
     if repo.is_bare() {
         return Ok(ShortStatus::default());
     }
@@ -44,14 +58,13 @@ pub fn short_status(repo: &Repository) -> Result<ShortStatus, git2::Error> {
         .renames_head_to_index(true)
         .exclude_submodules(false);
     let statuses = repo.statuses(Some(&mut opts))?;
-    let mut out = ShortStatus::default();
+    let mut untracked = Vec::new();
     let mut entries: Vec<(String, String)> = Vec::new();
     for entry in statuses.iter() {
         let s = entry.status();
         let path = String::from_utf8_lossy(entry.path_bytes()).into_owned();
         if s.contains(Status::WT_NEW) && !s.intersects(INDEX_ANY) {
-            out.untracked.push(path.clone());
-            entries.push((path.clone(), format!("?? {}", quote_path(&path))));
+            untracked.push(path);
             continue;
         }
         if s.contains(Status::CONFLICTED) {
@@ -59,48 +72,64 @@ pub fn short_status(repo: &Repository) -> Result<ShortStatus, git2::Error> {
             continue;
         }
         let x = index_code(s);
-        let mut y = worktree_code(s);
-        if let Ok(sub) = repo.submodule_status(&path, SubmoduleIgnore::Unspecified) {
-            if sub.contains(SubmoduleStatus::IN_WD) || sub.contains(SubmoduleStatus::IN_INDEX) {
-                y = submodule_code(sub, y);
-            }
-        }
+        let y = submodule_aware(repo, &path, worktree_code(s));
         if x == ' ' && y == ' ' {
             continue;
         }
-        let (sort_key, shown) = match entry.head_to_index().filter(|_| x == 'R' || x == 'C') {
-            Some(delta) => {
-                let old = delta
-                    .old_file()
-                    .path_bytes()
-                    .map(String::from_utf8_lossy)
-                    .unwrap_or_default();
-                let new = delta
-                    .new_file()
-                    .path_bytes()
-                    .map(String::from_utf8_lossy)
-                    .unwrap_or_default();
-                // git orders a rename by where the file is now.
-                (
-                    new.to_string(),
-                    format!("{} -> {}", quote_path(&old), quote_path(&new)),
-                )
-            }
-            None => (path.clone(), quote_path(&path)),
-        };
-        entries.push((sort_key, format!("{x}{y} {shown}")));
+        let rename = entry
+            .head_to_index()
+            .filter(|_| x == 'R' || x == 'C')
+            .map(|delta| {
+                let side = |f: git2::DiffFile<'_>| {
+                    f.path_bytes()
+                        .map(|p| String::from_utf8_lossy(p).into_owned())
+                        .unwrap_or_default()
+                };
+                (side(delta.old_file()), side(delta.new_file()))
+            });
+        entries.push(match rename {
+            Some((old, new)) => status_line(x, y, &new, Some(&old)),
+            None => status_line(x, y, &path, None),
+        });
     }
-    // git prints tracked changes and untracked paths each sorted by path,
-    // tracked first.
-    entries.sort_by(|a, b| {
-        let untracked = |l: &str| l.starts_with("??");
-        untracked(&a.1)
-            .cmp(&untracked(&b.1))
-            .then_with(|| a.0.as_bytes().cmp(b.0.as_bytes()))
-    });
-    out.lines = entries.into_iter().map(|(_, l)| l).collect();
-    out.untracked.sort();
-    Ok(out)
+    Ok(finish(entries, untracked))
+}
+
+/// One tracked path's line and the key git sorts it by (where the file is
+/// now: the new path of a rename).
+pub(super) fn status_line(
+    x: char,
+    y: char,
+    path: &str,
+    renamed_from: Option<&str>,
+) -> (String, String) {
+    let shown = match renamed_from {
+        Some(old) => format!("{} -> {}", quote_path(old), quote_path(path)),
+        None => quote_path(path),
+    };
+    (path.to_owned(), format!("{x}{y} {shown}"))
+}
+
+/// Sorts as git prints: tracked changes by path, then untracked paths.
+pub(super) fn finish(
+    mut tracked: Vec<(String, String)>,
+    mut untracked: Vec<String>,
+) -> ShortStatus {
+    tracked.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    untracked.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let mut lines: Vec<String> = tracked.into_iter().map(|(_, l)| l).collect();
+    lines.extend(untracked.iter().map(|p| format!("?? {}", quote_path(p))));
+    ShortStatus { lines, untracked }
+}
+
+/// The worktree code of `path`, refined for submodules (`M`, `m`, `?`).
+pub(super) fn submodule_aware(repo: &Repository, path: &str, y: char) -> char {
+    match repo.submodule_status(path, SubmoduleIgnore::Unspecified) {
+        Ok(sub) if sub.intersects(SubmoduleStatus::IN_WD | SubmoduleStatus::IN_INDEX) => {
+            submodule_code(sub, y)
+        }
+        _ => y,
+    }
 }
 
 const INDEX_ANY: Status = Status::INDEX_NEW
@@ -109,7 +138,7 @@ const INDEX_ANY: Status = Status::INDEX_NEW
     .union(Status::INDEX_RENAMED)
     .union(Status::INDEX_TYPECHANGE);
 
-fn index_code(s: Status) -> char {
+pub(super) fn index_code(s: Status) -> char {
     if s.contains(Status::INDEX_NEW) {
         'A'
     } else if s.contains(Status::INDEX_RENAMED) {
@@ -125,7 +154,7 @@ fn index_code(s: Status) -> char {
     }
 }
 
-fn worktree_code(s: Status) -> char {
+pub(super) fn worktree_code(s: Status) -> char {
     if s.contains(Status::WT_DELETED) {
         'D'
     } else if s.contains(Status::WT_TYPECHANGE) {

@@ -1,0 +1,367 @@
+//! `git status --short` the way git computes it, faster than libgit2's walk.
+//!
+//! libgit2's status list stats and compares every path on one thread. Git
+//! instead compares the stat data cached in the index with a parallel
+//! `lstat` of the work tree and looks closer only at paths whose stat data
+//! differ (or that are "racily clean": written in the same instant as the
+//! index). We do the same, in three parts that run at once:
+//!
+//! - staged changes: the HEAD tree against the index (no work tree access);
+//! - tracked paths: a parallel `lstat` of every index entry; the few whose
+//!   stat data differ are handed to libgit2 for their exact status;
+//! - untracked paths: a parallel walk that honours git's ignore rules
+//!   (`.gitignore` files, `.git/info/exclude`, `core.excludesFile`), with
+//!   folders holding no tracked file shown as `folder/` as git does.
+//!
+//! Whatever this path does not model (conflicts, sparse checkouts,
+//! intent-to-add entries) returns `None`, and libgit2's own walk answers.
+
+use super::short_status::{
+    finish, index_code, status_line, submodule_aware, worktree_code, ShortStatus,
+};
+use git2::{Delta, DiffFindOptions, IndexEntry, Repository, Status};
+use ignore::{WalkBuilder, WalkState};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// `flags_extended` bits of index entries this path does not model.
+const INTENT_TO_ADD: u16 = 1 << 13;
+const SKIP_WORKTREE: u16 = 1 << 14;
+/// File type bits of an index entry's mode.
+const TYPE_MASK: u32 = 0o170000;
+const GITLINK: u32 = 0o160000;
+const SYMLINK: u32 = 0o120000;
+
+/// What the `lstat` of a tracked path says.
+enum Worktree {
+    /// Gone from the work tree.
+    Deleted,
+    /// Same type, different size or executable bit: modified, as git
+    /// concludes without reading it (the index records the on-disk size).
+    Modified,
+    /// Stat data differ otherwise, or too recent to trust: ask libgit2.
+    Suspect,
+}
+
+/// The status, or `None` when the repository needs libgit2's full walk.
+pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
+    let root = repo.workdir()?.to_path_buf();
+    let index = repo.index().ok()?;
+    if index.has_conflicts() {
+        return None;
+    }
+    let entries: Vec<IndexEntry> = index.iter().collect();
+    if entries
+        .iter()
+        .any(|e| e.flags_extended & (INTENT_TO_ADD | SKIP_WORKTREE) != 0)
+    {
+        return None;
+    }
+    let excludes = exclude_files(repo);
+    let index_mtime = fs::metadata(repo.path().join("index"))
+        .map(|m| (m.mtime(), m.mtime_nsec()))
+        .unwrap_or((0, 0));
+
+    let (staged, worktree) = std::thread::scope(|scope| {
+        let worktree = scope.spawn(|| {
+            rayon::join(
+                || worktree_suspects(&root, &entries, index_mtime),
+                || untracked_paths(&root, &entries, &excludes),
+            )
+        });
+        let staged = staged_changes(repo, &index);
+        (staged, worktree.join())
+    });
+    let staged = staged?;
+    let (suspects, untracked) = worktree.ok()?;
+
+    // path -> (X, Y, renamed from)
+    let mut changes: HashMap<String, (char, char, Option<String>)> = HashMap::new();
+    for (path, (x, from)) in staged {
+        changes.insert(path, (x, ' ', from));
+    }
+    for (path, state) in suspects {
+        let y = match state {
+            Worktree::Deleted => 'D',
+            Worktree::Modified => 'M',
+            Worktree::Suspect => {
+                let status = repo.status_file(Path::new(&path)).ok()?;
+                submodule_aware(repo, &path, worktree_code(status))
+            }
+        };
+        if y != ' ' {
+            changes.entry(path).or_insert((' ', ' ', None)).1 = y;
+        }
+    }
+    let lines = changes
+        .into_iter()
+        .map(|(path, (x, y, from))| status_line(x, y, &path, from.as_deref()))
+        .collect();
+    Some(finish(lines, untracked?))
+}
+
+/// HEAD tree against the index, renames detected as `git status` does.
+/// Returns path -> (X code, renamed from).
+fn staged_changes(
+    repo: &Repository,
+    index: &git2::Index,
+) -> Option<HashMap<String, (char, Option<String>)>> {
+    let head = match repo.head() {
+        Ok(h) => Some(h.peel_to_tree().ok()?),
+        Err(e) if e.code() == git2::ErrorCode::UnbornBranch => None,
+        Err(_) => return None,
+    };
+    let mut diff = repo
+        .diff_tree_to_index(head.as_ref(), Some(index), None)
+        .ok()?;
+    diff.find_similar(Some(DiffFindOptions::new().renames(true)))
+        .ok()?;
+    let path_of = |f: git2::DiffFile<'_>| {
+        f.path_bytes()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+    };
+    let mut out = HashMap::new();
+    for delta in diff.deltas() {
+        let status = match delta.status() {
+            Delta::Added => Status::INDEX_NEW,
+            Delta::Deleted => Status::INDEX_DELETED,
+            Delta::Modified => Status::INDEX_MODIFIED,
+            Delta::Renamed => Status::INDEX_RENAMED,
+            Delta::Typechange => Status::INDEX_TYPECHANGE,
+            _ => continue,
+        };
+        let x = index_code(status);
+        let (path, from) = match delta.status() {
+            Delta::Deleted => (path_of(delta.old_file())?, None),
+            Delta::Renamed => (path_of(delta.new_file())?, path_of(delta.old_file())),
+            _ => (path_of(delta.new_file())?, None),
+        };
+        out.insert(path, (x, from));
+    }
+    Some(out)
+}
+
+/// The tracked paths whose work tree file may differ from the index.
+///
+/// The index is sorted by path, so entries of one folder are neighbours:
+/// each folder is opened once and its files are stat'ed relative to it
+/// (`fstatat`), sparing the kernel a walk down the whole path per file.
+fn worktree_suspects(
+    root: &Path,
+    entries: &[IndexEntry],
+    index_mtime: (i64, i64),
+) -> Vec<(String, Worktree)> {
+    let groups: Vec<&[IndexEntry]> = entries.chunk_by(|a, b| parent(a) == parent(b)).collect();
+    groups
+        .par_iter()
+        .flat_map_iter(|group| {
+            let dir = root.join(std::ffi::OsStr::from_bytes(parent(&group[0])));
+            let dir_fd = fs::File::open(&dir).ok();
+            group.iter().filter_map(move |e| {
+                let rel = String::from_utf8_lossy(&e.path).into_owned();
+                if e.mode & TYPE_MASK == GITLINK {
+                    return Some((rel, Worktree::Suspect)); // submodules: libgit2 decides
+                }
+                let name = &e.path[e.path.len() - rel_name_len(&e.path)..];
+                let Some(st) = dir_fd.as_ref().and_then(|d| lstat_at(d, name)) else {
+                    return Some((rel, Worktree::Deleted));
+                };
+                compare(e, &st, index_mtime).map(|w| (rel, w))
+            })
+        })
+        .collect()
+}
+
+/// The folder part of an index path (`""` at the root).
+fn parent(e: &IndexEntry) -> &[u8] {
+    e.path
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(&e.path[..0], |i| &e.path[..i])
+}
+
+fn rel_name_len(path: &[u8]) -> usize {
+    path.iter()
+        .rposition(|&b| b == b'/')
+        .map_or(path.len(), |i| path.len() - i - 1)
+}
+
+/// `lstat` of `name` inside the open directory `dir`.
+fn lstat_at(dir: &fs::File, name: &[u8]) -> Option<libc::stat> {
+    use std::os::fd::AsRawFd;
+    let name = std::ffi::CString::new(name).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: a valid directory fd, a NUL-terminated name and a buffer the
+    // size of `struct stat`; the buffer is read only when the call succeeds.
+    let rc = unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    (rc == 0).then(|| unsafe { st.assume_init() })
+}
+
+/// `None` when the cached stat data vouch for the file being unchanged.
+fn compare(e: &IndexEntry, st: &libc::stat, index_mtime: (i64, i64)) -> Option<Worktree> {
+    let kind = st.st_mode & libc::S_IFMT;
+    let same_type = match e.mode & TYPE_MASK {
+        SYMLINK => kind == libc::S_IFLNK,
+        0o100000 => kind == libc::S_IFREG,
+        _ => false,
+    };
+    if !same_type {
+        return Some(Worktree::Suspect); // deleted and replaced, type change: libgit2 decides
+    }
+    let exec_changed = kind == libc::S_IFREG && (e.mode & 0o100 != 0) != (st.st_mode & 0o100 != 0);
+    if e.file_size != st.st_size as u32 || exec_changed {
+        return Some(Worktree::Modified);
+    }
+    (!stat_matches(e, st, index_mtime)).then_some(Worktree::Suspect)
+}
+
+/// Whether the cached stat data (inode, owner, change and modification
+/// times) vouch for a same-size file being unchanged, and it was not modified
+/// in or after the instant the index was written (racily clean).
+fn stat_matches(e: &IndexEntry, st: &libc::stat, index_mtime: (i64, i64)) -> bool {
+    let racy = (e.mtime.seconds() as i64, e.mtime.nanoseconds() as i64) >= index_mtime;
+    !racy
+        && e.ino == st.st_ino as u32
+        && e.uid == st.st_uid
+        && e.gid == st.st_gid
+        && e.mtime.seconds() == st.st_mtime as i32
+        && e.mtime.nanoseconds() == st.st_mtime_nsec as u32
+        && e.ctime.seconds() == st.st_ctime as i32
+        && e.ctime.nanoseconds() == st.st_ctime_nsec as u32
+}
+
+/// The exclude files that apply besides `.gitignore`: the repository's
+/// `info/exclude` (in the common git dir, shared by linked worktrees) and
+/// `core.excludesFile` (any config level; default `$XDG_CONFIG_HOME/git/ignore`).
+fn exclude_files(repo: &Repository) -> Vec<PathBuf> {
+    let mut files = vec![repo.commondir().join("info").join("exclude")];
+    let configured = repo
+        .config()
+        .ok()
+        .and_then(|c| c.get_path("core.excludesFile").ok());
+    let default = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .map(|c| c.join("git").join("ignore"));
+    files.extend(configured.or(default));
+    files.retain(|f| f.is_file());
+    files
+}
+
+/// A walk of `dir` that applies git's ignore rules and nothing else.
+fn git_walk(dir: &Path, parents: bool, excludes: &[PathBuf]) -> WalkBuilder {
+    let mut w = WalkBuilder::new(dir);
+    w.standard_filters(false)
+        .hidden(false)
+        .parents(parents)
+        .git_ignore(true)
+        .git_exclude(false)
+        .git_global(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git");
+    for file in excludes {
+        let _ = w.add_ignore(file);
+    }
+    w
+}
+
+/// Untracked, not ignored paths; a folder holding no tracked file is one
+/// entry `folder/` (when it holds anything not ignored), as git shows it.
+fn untracked_paths(
+    root: &Path,
+    entries: &[IndexEntry],
+    excludes: &[PathBuf],
+) -> Option<Vec<String>> {
+    let tracked: HashSet<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
+    let mut tracked_dirs: HashSet<&[u8]> = HashSet::new();
+    for e in entries {
+        let p = e.path.as_slice();
+        for (i, b) in p.iter().enumerate() {
+            if *b == b'/' {
+                tracked_dirs.insert(&p[..i]);
+            }
+        }
+    }
+    let files = Mutex::new(Vec::new());
+    let folders: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    git_walk(root, false, excludes).build_parallel().run(|| {
+        Box::new(|entry| {
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            let Ok(rel) = entry.path().strip_prefix(root) else {
+                return WalkState::Continue;
+            };
+            let rel = rel.as_os_str().as_bytes();
+            if rel.is_empty() {
+                return WalkState::Continue;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if is_dir {
+                if tracked_dirs.contains(rel) {
+                    return WalkState::Continue;
+                }
+                if tracked.contains(rel) {
+                    return WalkState::Skip; // a submodule (gitlink entry)
+                }
+                folders
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(entry.into_path());
+                return WalkState::Skip;
+            }
+            if !tracked.contains(rel) {
+                files
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(String::from_utf8_lossy(rel).into_owned());
+            }
+            WalkState::Continue
+        })
+    });
+    let mut out = files.into_inner().ok()?;
+    let folders = folders.into_inner().ok()?;
+    let shown: Vec<String> = folders
+        .par_iter()
+        .filter(|dir| holds_untracked_content(dir, excludes))
+        .filter_map(|dir| {
+            Some(format!(
+                "{}/",
+                String::from_utf8_lossy(dir.strip_prefix(root).ok()?.as_os_str().as_bytes())
+            ))
+        })
+        .collect();
+    out.extend(shown);
+    Some(out)
+}
+
+/// Whether an untracked folder holds anything git would list: a nested
+/// repository, or a file its ignore rules do not exclude.
+fn holds_untracked_content(dir: &Path, excludes: &[PathBuf]) -> bool {
+    if dir.join(".git").exists() {
+        return true;
+    }
+    let found = std::sync::atomic::AtomicBool::new(false);
+    git_walk(dir, true, excludes).build_parallel().run(|| {
+        Box::new(|entry| match entry {
+            Ok(e) if !e.file_type().is_some_and(|t| t.is_dir()) => {
+                found.store(true, std::sync::atomic::Ordering::Relaxed);
+                WalkState::Quit
+            }
+            _ => WalkState::Continue,
+        })
+    });
+    found.into_inner()
+}
