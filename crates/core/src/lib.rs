@@ -9,6 +9,7 @@ pub mod fs_safe;
 mod json_blocks;
 pub mod json_scan;
 pub mod project_status;
+pub mod resume;
 pub mod text;
 
 pub use error::{catch_panic, Error, ErrorCode, Result};

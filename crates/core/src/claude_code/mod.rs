@@ -2,6 +2,7 @@
 
 pub mod discovery;
 pub mod history;
+pub mod origin;
 pub mod paths;
 pub mod prompt;
 pub mod registry;

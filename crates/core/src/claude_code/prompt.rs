@@ -7,9 +7,6 @@
 
 use crate::json_scan::{as_str, field, Elements};
 
-/// Where an OpenClaw spawn marks the agent that started a session.
-const ORIGIN_MARKER_PREFIX: &str = "[openclaw:agent=";
-
 /// Text that is never a prompt when a user line starts with it.
 const NOT_A_PROMPT: [&str; 7] = [
     "<local-command-stdout>",
@@ -74,21 +71,6 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     Some(&text[start..end])
 }
 
-/// The agent id of an `[openclaw:agent=<id>]` marker in `text`
-/// (the reference's `/\[openclaw:agent=([^\]]+)\]/`).
-pub fn origin_marker(text: &str) -> Option<&str> {
-    let mut rest = text;
-    while let Some(at) = rest.find(ORIGIN_MARKER_PREFIX) {
-        let after = &rest[at + ORIGIN_MARKER_PREFIX.len()..];
-        match after.find(']') {
-            Some(0) => rest = after,
-            Some(end) => return Some(&after[..end]),
-            None => return None,
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,16 +114,5 @@ mod tests {
             p(r#""<bash-input>ls -la</bash-input>""#).as_deref(),
             Some("! ls -la")
         );
-    }
-
-    #[test]
-    fn origin_markers() {
-        assert_eq!(origin_marker("[openclaw:agent=main] do it"), Some("main"));
-        assert_eq!(
-            origin_marker("x [openclaw:agent=] [openclaw:agent=ops-1]"),
-            Some("ops-1")
-        );
-        assert_eq!(origin_marker("[openclaw:agent=unterminated"), None);
-        assert_eq!(origin_marker("no marker"), None);
     }
 }

@@ -7,7 +7,8 @@
 //! can be resumed on bytes appended later, which is what makes repeat calls
 //! cheap (see `scan_cache`).
 
-use super::prompt::{origin_marker, prompt_text};
+use super::origin::origin_agent;
+use super::prompt::prompt_text;
 use super::usage::{response_key, Usage, UsageGroups};
 use crate::json_scan::{as_str, as_u64, field_start, is_true, Fields};
 use crate::text::truncate_utf16;
@@ -395,7 +396,7 @@ impl TranscriptFacts {
             return;
         };
         if self.first_prompt.is_none() {
-            self.origin_marker = origin_marker(&text).map(str::to_owned);
+            self.origin_marker = origin_agent(&text);
             self.first_prompt = Some(truncate_utf16(&text, PROMPT_PREVIEW_UNITS).to_owned());
         }
         self.last_prompt = Some(truncate_utf16(&text, PROMPT_PREVIEW_UNITS).to_owned());
