@@ -9,6 +9,24 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * The task with its origin marker: `[openclaw:agent=<id>]`, plus escaped
+ * `key=value` pairs for any other field of `options`, a blank line, the task.
+ */
+export declare function buildTaskContent(task: string, options: { agentId: string } & Record<string, string | number | boolean>): string
+
+/**
+ * Bumps the history epoch of a conversation for an agent (after an edit,
+ * truncation or retry of that agent's history); resolves to the new epoch.
+ */
+export declare function bumpHistoryEpoch(conversationId: string, agentId: string, options?: PinStoreOptions | undefined | null): Promise<number>
+
+/**
+ * Whether a `--resume` run was rejected, whether to retry fresh, and which
+ * id to retire, from positive evidence only.
+ */
+export declare function classifyResumeFailure(input: ResumeFailureInput): ResumeFailure
+
 /** A registry entry. */
 export interface ClaudeCodeSessionEntry {
   sessionId: string
@@ -46,6 +64,21 @@ export interface ClaudeCodeTaskHistoryEntry {
 export interface ClaudeCodeTriggeredBy {
   userId?: string
   channel?: string
+}
+
+/**
+ * Clears a pin only if it still holds `expectedSessionId`; resolves to
+ * whether it did.
+ */
+export declare function clearPin(options: ClearPinOptions): Promise<boolean>
+
+/** A compare-and-clear of a pin. */
+export interface ClearPinOptions {
+  conversationId: string
+  agentId: string
+  /** Clear only if the pin still holds this id. */
+  expectedSessionId: string
+  stateDir?: string
 }
 
 /** Removes a registry entry; `false` when there was none. */
@@ -157,6 +190,12 @@ export declare function listSessions(agentId: string): Record<string, ClaudeCode
  */
 export declare function parseJsonlHeader(filePath: string): Promise<JsonlHeader>
 
+/**
+ * Every pair of the first origin marker in `text` (`agent` first), or
+ * `undefined` when there is none.
+ */
+export declare function parseOriginMarker(text: string): Record<string, string> | undefined
+
 /** Limits of `peekSessionHistory`. */
 export interface PeekOptions {
   /** How many messages to keep, newest last (default 6). */
@@ -170,6 +209,41 @@ export interface PeekOptions {
  * blocks; `""` when the transcript cannot be found or read.
  */
 export declare function peekSessionHistory(repoPath: string, sessionId: string, opts?: PeekOptions | undefined | null): string
+
+/** What became of a pin. */
+export interface PinResult {
+  pinned: boolean
+  /** `pinned`, `empty_session_id`, `retired` or `no_transcript`. */
+  reason: string
+}
+
+/**
+ * Records the session a conversation resumes with an agent, once it has a
+ * persisted turn (its transcript exists in `workDir`'s Claude Code folder).
+ * An empty id never overwrites a good pointer; a retired id is refused.
+ */
+export declare function pinSession(options: PinSessionOptions): Promise<PinResult>
+
+/** A session to pin for a conversation and agent. */
+export interface PinSessionOptions {
+  conversationId: string
+  agentId: string
+  sessionId: string
+  workDir: string
+  runtimeId: string
+  historyEpoch: number
+  model?: string
+  stateDir?: string
+  claudeConfigDir?: string
+}
+
+/** Where pins are kept and transcripts looked for (both optional). */
+export interface PinStoreOptions {
+  /** OpenClaw's state dir. Default: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`. */
+  stateDir?: string
+  /** Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+  claudeConfigDir?: string
+}
 
 /** A failing CI check of the current branch. */
 export interface ProjectCheck {
@@ -283,11 +357,80 @@ export declare function registryKey(repoPath: string, label?: string | undefined
 export declare function repoPathToSlug(repoPath: string): string
 
 /**
+ * Whether this turn resumes, and with which id: every guard of seed 002
+ * (capability, force-fresh, prior turn, pin, agent switch, retired, history
+ * epoch, same work dir on disk, runtime, model, transcript still there).
+ * `--resume` and skipping the transcript come from this one decision.
+ */
+export declare function resolveResumeDecision(options: ResumeDecisionOptions): Promise<ResumeDecision>
+
+/**
  * The session OpenClaw resumes for this agent and repository (and label),
  * if its transcript still exists. Unlike the reference, a missing transcript
  * does not delete the entry.
  */
 export declare function resolveSession(agentId: string, repoPath: string, label?: string | undefined | null): string | undefined
+
+/** Resume or not, as one decision. */
+export interface ResumeDecision {
+  resume: boolean
+  sessionId?: string
+  /**
+   * `resume`, or the failed guard: `no_capability`, `force_fresh`,
+   * `no_prior_turn`, `no_pin`, `agent_switched`, `retired`,
+   * `epoch_changed`, `workdir_changed`, `runtime_changed`,
+   * `model_changed`, `transcript_gone`.
+   */
+  reason: string
+  /** `["--resume", sessionId]` when resuming, else `[]`: pass as is. */
+  cliArgs: Array<string>
+  /** Send only the new prompt. Always equal to `resume`. */
+  skipTranscript: boolean
+}
+
+/** The facts of the turn about to run. */
+export interface ResumeDecisionOptions {
+  conversationId: string
+  agentId: string
+  workDir: string
+  runtimeId: string
+  historyEpoch: number
+  model?: string
+  forceFresh?: boolean
+  /** The resolved CLI can `--resume` at all (default true). */
+  supportsResume?: boolean
+  /** The conversation has an assistant turn to continue (default true). */
+  hasPriorAssistantTurn?: boolean
+  stateDir?: string
+  claudeConfigDir?: string
+}
+
+/** The verdict on a resume. */
+export interface ResumeFailure {
+  rejected: boolean
+  /** Retry once as a fresh session (only when no tool ran). */
+  retryFresh: boolean
+  /** Pass to `retireSession`. */
+  retireSessionId?: string
+  /**
+   * `resume_rejected`, `session_mismatch`, `failed_before_api`,
+   * `unresumable_history`, `rate_limited`, `auth_failed`, `network`,
+   * `succeeded` or `failed_other`.
+   */
+  reason: string
+}
+
+/** What a finished `--resume` run left behind. */
+export interface ResumeFailureInput {
+  requestedSessionId: string
+  /** The stream-json `result` line. */
+  resultLine?: string
+  stderr?: string
+  exitCode?: number
+}
+
+/** Makes a session id unusable for every later decision of every agent. */
+export declare function retireSession(sessionId: string, reason: string, options?: PinStoreOptions | undefined | null): Promise<void>
 
 /** Records a session in the agent's registry (locked, atomic). */
 export declare function saveSession(agentId: string, repoPath: string, sessionId: string, meta?: SaveSessionMeta | undefined | null): void

@@ -835,6 +835,10 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.buildTaskContent = nativeBinding.buildTaskContent
+module.exports.bumpHistoryEpoch = nativeBinding.bumpHistoryEpoch
+module.exports.classifyResumeFailure = nativeBinding.classifyResumeFailure
+module.exports.clearPin = nativeBinding.clearPin
 module.exports.deleteSession = nativeBinding.deleteSession
 module.exports.discoverSessions = nativeBinding.discoverSessions
 module.exports.ErrorCode = nativeBinding.ErrorCode
@@ -842,9 +846,13 @@ module.exports.gatherProjectStatus = nativeBinding.gatherProjectStatus
 module.exports.listAllSessions = nativeBinding.listAllSessions
 module.exports.listSessions = nativeBinding.listSessions
 module.exports.parseJsonlHeader = nativeBinding.parseJsonlHeader
+module.exports.parseOriginMarker = nativeBinding.parseOriginMarker
 module.exports.peekSessionHistory = nativeBinding.peekSessionHistory
+module.exports.pinSession = nativeBinding.pinSession
 module.exports.registryKey = nativeBinding.registryKey
 module.exports.repoPathToSlug = nativeBinding.repoPathToSlug
+module.exports.resolveResumeDecision = nativeBinding.resolveResumeDecision
 module.exports.resolveSession = nativeBinding.resolveSession
+module.exports.retireSession = nativeBinding.retireSession
 module.exports.saveSession = nativeBinding.saveSession
 module.exports.updateSessionStats = nativeBinding.updateSessionStats

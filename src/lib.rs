@@ -9,7 +9,9 @@
 mod claude_code;
 mod error;
 mod project_status;
+mod resume;
 
 pub use claude_code::*;
 pub use error::*;
 pub use project_status::*;
+pub use resume::*;

@@ -221,20 +221,32 @@ fn collect_agent_files(dir: &Path, out: &mut Vec<Listed>, depth: usize) {
     }
 }
 
+/// The transcript of `session_id` in the project folders of `dir` (its own,
+/// its real path's, its worktrees'): where `claude --resume` run in `dir`
+/// looks for it.
+pub fn find_transcript_in(claude_dir: &Path, dir: &Path, session_id: &str) -> Option<PathBuf> {
+    if !is_safe_session_id(session_id) {
+        return None;
+    }
+    let file = format!("{session_id}.jsonl");
+    project_dirs_for_repo(&claude_dir.join("projects"), dir)
+        .iter()
+        .map(|d| d.path.join(&file))
+        .find(|p| p.is_file())
+}
+
 /// Finds the transcript of `session_id` for `repo`: the repository's own
 /// project folders first, then every project folder (sessions resumed from
 /// elsewhere live where they started).
 pub fn find_transcript(claude_dir: &Path, repo: &Path, session_id: &str) -> Option<PathBuf> {
+    if let Some(hit) = find_transcript_in(claude_dir, repo, session_id) {
+        return Some(hit);
+    }
     if !is_safe_session_id(session_id) {
         return None;
     }
-    let projects = claude_dir.join("projects");
     let file = format!("{session_id}.jsonl");
-    let own = project_dirs_for_repo(&projects, repo);
-    if let Some(hit) = own.iter().map(|d| d.path.join(&file)).find(|p| p.is_file()) {
-        return Some(hit);
-    }
-    fs::read_dir(&projects)
+    fs::read_dir(claude_dir.join("projects"))
         .ok()?
         .flatten()
         .map(|e| e.path().join(&file))

@@ -9,7 +9,7 @@
 //! does not know are kept.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs_safe::{write_atomic, FileLock, LockOptions};
+use crate::fs_safe::json_file::{json_number, object_at, read_json, update_json};
 use serde_json::{Map, Value};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -127,7 +127,7 @@ impl Registry {
 
     /// Every entry of one agent, in file order (`listSessions`).
     pub fn list(&self, agent_id: &str) -> Result<Vec<(String, RegistryEntry)>> {
-        let doc = read_document(&self.path(agent_id)?);
+        let doc = read_json(&self.path(agent_id)?);
         Ok(sessions_of(&doc)
             .map(|m| {
                 m.iter()
@@ -164,7 +164,7 @@ impl Registry {
 
     /// The entry under `key`, if any.
     pub fn get(&self, agent_id: &str, key: &str) -> Result<Option<RegistryEntry>> {
-        let doc = read_document(&self.path(agent_id)?);
+        let doc = read_json(&self.path(agent_id)?);
         Ok(sessions_of(&doc)
             .and_then(|m| m.get(key))
             .and_then(RegistryEntry::from_value))
@@ -271,78 +271,21 @@ impl Registry {
         })
     }
 
-    /// Read-modify-write under the registry's lock. `change` returns whether
-    /// it changed anything (nothing is written otherwise) and its result.
+    /// Read-modify-write of `sessions` under the registry's lock.
+    /// `change` returns whether it changed anything and its result.
     fn modify<R>(
         &self,
         agent_id: &str,
         change: impl FnOnce(&mut Map<String, Value>) -> (bool, R),
     ) -> Result<R> {
-        let path = self.path(agent_id)?;
-        let dir = path.parent().expect("registry path has a parent");
-        fs::create_dir_all(dir).map_err(|e| Error::write_failed(dir, &e))?;
-        let _lock = FileLock::acquire(&path, LockOptions::default())?;
-        let mut doc = read_document(&path);
-        if !doc.get("sessions").is_some_and(Value::is_object) {
-            if path.exists() {
-                preserve_unreadable(&path);
-            }
-            doc = match doc {
-                Value::Object(mut m) => {
-                    m.insert("sessions".into(), Value::Object(Map::new()));
-                    Value::Object(m)
-                }
-                _ => serde_json::json!({ "sessions": {} }),
-            };
-        }
-        let sessions = doc
-            .get_mut("sessions")
-            .and_then(Value::as_object_mut)
-            .expect("sessions was just ensured");
-        let (changed, result) = change(sessions);
-        if changed {
-            let text = serde_json::to_string_pretty(&doc).map_err(|e| {
-                Error::new(
-                    ErrorCode::Internal,
-                    format!("could not serialise the registry: {e}"),
-                )
-            })?;
-            let mode = if path.exists() { None } else { Some(0o600) };
-            write_atomic(&path, text.as_bytes(), mode)?;
-        }
-        Ok(result)
+        update_json(&self.path(agent_id)?, |doc| {
+            change(object_at(doc, "sessions"))
+        })
     }
-}
-
-/// The file's JSON, or `null` when missing or unparsable.
-fn read_document(path: &Path) -> Value {
-    fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(Value::Null)
 }
 
 fn sessions_of(doc: &Value) -> Option<&Map<String, Value>> {
     doc.get("sessions").and_then(Value::as_object)
-}
-
-/// Keeps a copy of a registry that cannot be read before it is replaced.
-fn preserve_unreadable(path: &Path) {
-    let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M-%S%.3fZ");
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".corrupt-{stamp}"));
-    let _ = fs::copy(path, PathBuf::from(name));
-}
-
-/// A JSON number the way `JSON.stringify` prints it: integers without `.0`.
-pub fn json_number(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n)
-            .map(Value::Number)
-            .unwrap_or(Value::Null)
-    }
 }
 
 fn add_number(entry: &mut Map<String, Value>, key: &str, delta: f64) {

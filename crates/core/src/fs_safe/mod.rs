@@ -2,6 +2,7 @@
 //! files OpenClaw uses so that several processes can share them.
 
 mod atomic;
+pub mod json_file;
 mod lock;
 
 pub use atomic::write_atomic;

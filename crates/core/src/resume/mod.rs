@@ -2,3 +2,4 @@
 //! pointer is kept, when it may be used, and what a failed resume means.
 
 pub mod failure;
+pub mod pins;
