@@ -346,6 +346,28 @@ export interface ProjectStatusOptions {
   githubTimeoutMs?: number
 }
 
+/**
+ * The `openclaw_project_status` tool result for a briefing from
+ * `gatherProjectStatus`, ready for the MCP bridge to return as is.
+ */
+export declare function projectStatusToolPayload(status: ProjectStatus): ProjectStatusToolPayload
+
+/** What `openclaw_project_status` returns. */
+export interface ProjectStatusToolPayload {
+  repo: string
+  branch: string
+  /** `"abc1234 — subject"`. */
+  headCommit: string
+  uncommittedChanges: Array<string>
+  stagedChanges: Array<string>
+  stashCount: number
+  recentCommits: Array<ProjectCommit>
+  activeSessions: Array<ToolBriefSession>
+  recentSessions: Array<ToolBriefSession>
+  docs: ToolDocs
+  openPrs: Array<ToolPullRequest>
+}
+
 /** The registry key: `repoPath`, or `repoPath::label` for a labelled session. */
 export declare function registryKey(repoPath: string, label?: string | undefined | null): string
 
@@ -444,10 +466,71 @@ export interface SaveSessionMeta {
   label?: string
 }
 
+/** Options of `sessionListToolPayload`. */
+export interface SessionListToolOptions {
+  /** Include sessions OpenClaw did not spawn (default true). */
+  includeNative?: boolean
+}
+
+/**
+ * The `openclaw_session_list` tool result for sessions from
+ * `discoverSessions`, ready for the MCP bridge to return as is.
+ */
+export declare function sessionListToolPayload(sessions: Array<DiscoveredSession>, options?: SessionListToolOptions | undefined | null): SessionListToolPayload
+
+/** What `openclaw_session_list` returns. */
+export interface SessionListToolPayload {
+  sessions: Array<ToolSession>
+  total: number
+  activeCount: number
+}
+
 /** Turns and cost to add to a registry entry. */
 export interface SessionStats {
   turns?: number
   costUsd?: number
+}
+
+/** A session in `openclaw_project_status`. */
+export interface ToolBriefSession {
+  sessionId: string
+  agent?: string
+  branch: string
+  lastTask: string
+  /** `"2h ago"`. */
+  age: string
+}
+
+/** Which guidance documents exist. */
+export interface ToolDocs {
+  claudeMd: boolean
+  specs: Array<string>
+  todo: boolean
+}
+
+/** An open pull request. */
+export interface ToolPullRequest {
+  number: number
+  title: string
+  branch: string
+  /** `"open"`, `"merged"`, `"closed"`. */
+  status: string
+}
+
+/** A session in `openclaw_session_list`. */
+export interface ToolSession {
+  sessionId: string
+  source: "openclaw" | "native-only"
+  agent?: string
+  branch: string
+  firstMessage: string
+  /** ISO-8601. */
+  lastModified: string
+  messageCount: number
+  cost?: number
+  turns?: number
+  lastTask?: string
+  isRunning: boolean
 }
 
 /** Adds turns and cost to a registry entry after a run (locked, atomic). */

@@ -8,10 +8,12 @@
 
 mod claude_code;
 mod error;
+mod mcp;
 mod project_status;
 mod resume;
 
 pub use claude_code::*;
 pub use error::*;
+pub use mcp::*;
 pub use project_status::*;
 pub use resume::*;

@@ -8,6 +8,7 @@ pub mod error;
 pub mod fs_safe;
 mod json_blocks;
 pub mod json_scan;
+pub mod mcp;
 pub mod project_status;
 pub mod resume;
 pub mod text;

@@ -1,0 +1,229 @@
+//! The JSON the MCP bridge tools `openclaw_project_status` and
+//! `openclaw_session_list` return (seed 000 §5), built from a briefing and
+//! discovered sessions so the bridge can hand them to Claude Code as they are.
+
+use chrono::{DateTime, Utc};
+
+/// What the payloads need to know about a session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionFacts {
+    pub session_id: String,
+    pub source: String,
+    pub agent_id: Option<String>,
+    pub origin_marker: Option<String>,
+    pub branch: String,
+    pub first_message: String,
+    pub last_modified: DateTime<Utc>,
+    pub message_count: u64,
+    pub total_cost_usd: Option<f64>,
+    pub total_turns: Option<f64>,
+    pub last_task: Option<String>,
+    pub last_user_message: Option<String>,
+    pub is_running: bool,
+}
+
+impl SessionFacts {
+    /// The agent that owns the session: the registry's, else the marker's.
+    fn agent(&self) -> Option<String> {
+        self.agent_id.clone().or_else(|| self.origin_marker.clone())
+    }
+
+    /// What the session was last asked to do.
+    fn last_task(&self) -> String {
+        self.last_task
+            .clone()
+            .or_else(|| self.last_user_message.clone())
+            .unwrap_or_else(|| self.first_message.clone())
+    }
+}
+
+/// A session as `openclaw_session_list` lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedSession {
+    pub session_id: String,
+    pub source: String,
+    pub agent: Option<String>,
+    pub branch: String,
+    pub first_message: String,
+    /// ISO-8601, seconds.
+    pub last_modified: String,
+    pub message_count: u64,
+    pub cost: Option<f64>,
+    pub turns: Option<f64>,
+    pub last_task: Option<String>,
+    pub is_running: bool,
+}
+
+/// The `openclaw_session_list` result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionListPayload {
+    pub sessions: Vec<ListedSession>,
+    pub total: u32,
+    pub active_count: u32,
+}
+
+/// `openclaw_session_list`: every session, or only OpenClaw's when
+/// `include_native` is false.
+pub fn session_list_payload(sessions: &[SessionFacts], include_native: bool) -> SessionListPayload {
+    let listed: Vec<ListedSession> = sessions
+        .iter()
+        .filter(|s| include_native || s.source != "native-only")
+        .map(|s| ListedSession {
+            session_id: s.session_id.clone(),
+            source: s.source.clone(),
+            agent: s.agent(),
+            branch: s.branch.clone(),
+            first_message: s.first_message.clone(),
+            last_modified: s.last_modified.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            message_count: s.message_count,
+            cost: s.total_cost_usd,
+            turns: s.total_turns,
+            last_task: s.last_task.clone(),
+            is_running: s.is_running,
+        })
+        .collect();
+    SessionListPayload {
+        total: listed.len() as u32,
+        active_count: listed.iter().filter(|s| s.is_running).count() as u32,
+        sessions: listed,
+    }
+}
+
+/// A session in the project status payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BriefSession {
+    pub session_id: String,
+    pub agent: Option<String>,
+    pub branch: String,
+    pub last_task: String,
+    /// `"2h ago"`.
+    pub age: String,
+}
+
+/// A commit in the project status payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BriefCommit {
+    pub sha: String,
+    pub message: String,
+    pub author: String,
+    pub date: String,
+}
+
+/// An open pull request in the project status payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BriefPr {
+    pub number: f64,
+    pub title: String,
+    pub branch: String,
+    /// Lower case: `"open"`, `"merged"`, `"closed"`.
+    pub status: String,
+}
+
+/// What the project status payload is made from.
+#[derive(Debug, Clone, Default)]
+pub struct StatusFacts {
+    pub repo_name: String,
+    pub branch: String,
+    pub head_sha: String,
+    pub head_message: String,
+    pub uncommitted: Vec<String>,
+    pub staged: Vec<String>,
+    pub stash_count: u32,
+    pub recent_commits: Vec<BriefCommit>,
+    pub active: Vec<SessionFacts>,
+    pub recent: Vec<SessionFacts>,
+    pub has_claude_md: bool,
+    pub spec_files: Vec<String>,
+    pub has_todo: bool,
+    pub open_prs: Vec<BriefPr>,
+}
+
+/// The `openclaw_project_status` result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectStatusPayload {
+    pub repo: String,
+    pub branch: String,
+    /// `"abc1234 — subject"`, or `""` without a commit.
+    pub head_commit: String,
+    pub uncommitted_changes: Vec<String>,
+    pub staged_changes: Vec<String>,
+    pub stash_count: u32,
+    pub recent_commits: Vec<BriefCommit>,
+    pub active_sessions: Vec<BriefSession>,
+    pub recent_sessions: Vec<BriefSession>,
+    pub docs_claude_md: bool,
+    pub docs_specs: Vec<String>,
+    pub docs_todo: bool,
+    pub open_prs: Vec<BriefPr>,
+}
+
+/// `"45s ago"`, `"12m ago"`, `"2h ago"`, `"3d ago"` (`"just now"` in the future).
+pub fn short_age(then: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let s = now.signed_duration_since(then).num_seconds();
+    match s {
+        ..=0 => "just now".into(),
+        1..=59 => format!("{s}s ago"),
+        60..=3599 => format!("{}m ago", s / 60),
+        3600..=86399 => format!("{}h ago", s / 3600),
+        _ => format!("{}d ago", s / 86400),
+    }
+}
+
+/// `openclaw_project_status` at `now`.
+pub fn project_status_payload(status: &StatusFacts, now: DateTime<Utc>) -> ProjectStatusPayload {
+    let brief = |list: &[SessionFacts]| -> Vec<BriefSession> {
+        list.iter()
+            .map(|s| BriefSession {
+                session_id: s.session_id.clone(),
+                agent: s.agent(),
+                branch: s.branch.clone(),
+                last_task: s.last_task(),
+                age: short_age(s.last_modified, now),
+            })
+            .collect()
+    };
+    ProjectStatusPayload {
+        repo: status.repo_name.clone(),
+        branch: status.branch.clone(),
+        head_commit: if status.head_sha.is_empty() {
+            String::new()
+        } else {
+            format!("{} \u{2014} {}", status.head_sha, status.head_message)
+        },
+        uncommitted_changes: status.uncommitted.clone(),
+        staged_changes: status.staged.clone(),
+        stash_count: status.stash_count,
+        recent_commits: status.recent_commits.clone(),
+        active_sessions: brief(&status.active),
+        recent_sessions: brief(&status.recent),
+        docs_claude_md: status.has_claude_md,
+        docs_specs: status.spec_files.clone(),
+        docs_todo: status.has_todo,
+        open_prs: status
+            .open_prs
+            .iter()
+            .map(|p| BriefPr {
+                status: p.status.to_lowercase(),
+                ..p.clone()
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_like_the_seed() {
+        let now = DateTime::parse_from_rfc3339("2026-02-20T16:30:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let ago = |s: i64| short_age(now - chrono::Duration::seconds(s), now);
+        assert_eq!(ago(-5), "just now");
+        assert_eq!(ago(45), "45s ago");
+        assert_eq!(ago(12 * 60), "12m ago");
+        assert_eq!(ago(2 * 3600 + 100), "2h ago");
+        assert_eq!(ago(3 * 86400), "3d ago");
+    }
+}
