@@ -127,6 +127,8 @@ export interface DiscoveredSession {
   lastUserMessage?: string
   /** Path of the main transcript, when it was found. */
   transcriptPath?: string
+  /** Files the session's tool calls named, most recent last (at most 64). */
+  filesTouched: Array<string>
 }
 
 /** Options of `discoverSessions` (all optional). */

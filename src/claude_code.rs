@@ -72,6 +72,8 @@ pub struct DiscoveredSession {
     pub last_user_message: Option<String>,
     /// Path of the main transcript, when it was found.
     pub transcript_path: Option<String>,
+    /// Files the session's tool calls named, most recent last (at most 64).
+    pub files_touched: Vec<String>,
 }
 
 impl From<cc::DiscoveredSession> for DiscoveredSession {
@@ -111,6 +113,7 @@ impl From<cc::DiscoveredSession> for DiscoveredSession {
             subagent_count: s.subagent_count,
             last_user_message: s.last_user_message,
             transcript_path: s.transcript_path,
+            files_touched: s.files_touched,
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod json_scan;
 pub mod mcp;
 pub mod project_status;
 pub mod resume;
+pub mod selection;
 pub mod text;
 
 pub use error::{catch_panic, Error, ErrorCode, Result};

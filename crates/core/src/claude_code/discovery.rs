@@ -84,6 +84,8 @@ pub struct DiscoveredSession {
     pub subagent_count: u32,
     pub last_user_message: Option<String>,
     pub transcript_path: Option<String>,
+    /// Files the session's tool calls named, most recent last.
+    pub files_touched: Vec<String>,
 }
 
 /// What the reference's `parseJsonlHeader` returns, computed correctly.
@@ -525,6 +527,7 @@ impl SessionRow {
             subagent_count: self.subagents,
             last_user_message: f.last_prompt.clone(),
             transcript_path: self.path,
+            files_touched: f.files_touched.clone(),
         }
     }
 }

@@ -10,7 +10,7 @@
 use super::origin::origin_agent;
 use super::prompt::prompt_text;
 use super::usage::{response_key, Usage, UsageGroups};
-use crate::json_scan::{as_str, as_u64, field_start, is_true, Fields};
+use crate::json_scan::{as_str, as_u64, field, field_start, is_true, Elements, Fields};
 use crate::text::truncate_utf16;
 use memchr::memchr_iter;
 use std::borrow::Cow;
@@ -64,7 +64,13 @@ pub struct TranscriptFacts {
     pub context_tokens: Option<u64>,
     /// Models of the responses, in order of first use.
     pub models: Vec<String>,
+    /// Files the main chain's tool calls named (`file_path`, `notebook_path`,
+    /// `path`), most recent last, at most [`MAX_FILES_TOUCHED`].
+    pub files_touched: Vec<String>,
 }
+
+/// How many touched files a transcript remembers.
+pub const MAX_FILES_TOUCHED: usize = 64;
 
 /// The members of one line that matter, as raw JSON.
 #[derive(Default)]
@@ -132,6 +138,7 @@ struct Response<'a> {
     id: Option<Cow<'a, str>>,
     model: Option<Cow<'a, str>>,
     usage: Option<Usage>,
+    content: Option<&'a [u8]>,
 }
 
 fn read_response(message: &[u8]) -> Response<'_> {
@@ -139,12 +146,14 @@ fn read_response(message: &[u8]) -> Response<'_> {
         id: None,
         model: None,
         usage: None,
+        content: None,
     };
     for (key, value) in Fields::new(message) {
         match key {
             b"id" => out.id = as_str(value),
             b"model" => out.model = as_str(value),
             b"usage" => out.usage = read_usage(value),
+            b"content" => out.content = Some(value),
             _ => {}
         }
     }
@@ -322,6 +331,11 @@ impl TranscriptFacts {
         sidechain: bool,
     ) {
         let response = read_response(message);
+        if !sidechain {
+            if let Some(content) = response.content {
+                self.note_files(content);
+            }
+        }
         if let Some(model) = response
             .model
             .filter(|m| &**m != "<synthetic>" && !m.is_empty())
@@ -343,6 +357,33 @@ impl TranscriptFacts {
         self.usage.add(key, usage, sidechain);
         if !sidechain {
             self.context_tokens = Some(usage.prompt_tokens());
+        }
+    }
+
+    /// Records the files named by `tool_use` blocks of `content`.
+    fn note_files(&mut self, content: &[u8]) {
+        if memchr::memmem::find(content, b"\"tool_use\"").is_none() {
+            return;
+        }
+        for block in Elements::new(content) {
+            if field(block, b"type") != Some(&b"\"tool_use\""[..]) {
+                continue;
+            }
+            let Some(input) = field_start(block, b"input") else {
+                continue;
+            };
+            for (key, value) in Fields::new(input) {
+                if matches!(key, b"file_path" | b"notebook_path" | b"path") {
+                    if let Some(path) = as_str(value).filter(|p| !p.is_empty()) {
+                        self.files_touched.retain(|f| *f != *path);
+                        if self.files_touched.len() == MAX_FILES_TOUCHED {
+                            self.files_touched.remove(0);
+                        }
+                        self.files_touched.push(path.into_owned());
+                    }
+                    break;
+                }
+            }
         }
     }
 
@@ -491,6 +532,23 @@ mod tests {
         assert_eq!(f.context_tokens, Some(0));
         assert_eq!(f.models, vec!["claude-opus-4-6", "claude-haiku-4-5"]);
         assert_eq!(f.usage.totals().input, 4);
+    }
+
+    #[test]
+    fn files_touched_by_main_chain_tool_calls() {
+        let f = facts(concat!(
+            r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/r/src/a.rs"}}]}}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"tool_use","id":"t","name":"Write","input":{"file_path":"/r/src/b.rs","content":"x"}}]}}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"id":"m3","content":[{"type":"tool_use","id":"t","name":"Edit","input":{"file_path":"/r/src/a.rs"}}]}}"#,
+            "\n",
+            r#"{"type":"assistant","isSidechain":true,"message":{"id":"m4","content":[{"type":"tool_use","input":{"path":"/r/sub"}}]}}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"id":"m5","content":[{"type":"text","text":"\"tool_use\""}]}}"#,
+            "\n",
+        ));
+        assert_eq!(f.files_touched, ["/r/src/b.rs", "/r/src/a.rs"]);
     }
 
     #[test]

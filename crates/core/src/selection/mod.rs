@@ -1,0 +1,211 @@
+//! Resume or start fresh (`selectSession`): the reference's decision order
+//! and five-factor score, with relevance from one batched model call (the
+//! host's, or the Anthropic API) and an offline fallback that never fails.
+
+pub mod anthropic;
+pub mod relevance;
+pub mod scoring;
+
+use crate::claude_code::discovery::find_transcript;
+use crate::claude_code::paths::resolve_lexically;
+use crate::claude_code::registry::{registry_key, Registry};
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use relevance::{assess_task_relevance, RelevanceSource};
+use scoring::{score_session, SessionScore};
+use std::path::Path;
+
+/// A session that may be resumed (the fields of a discovered session the
+/// decision reads).
+#[derive(Debug, Clone, Default)]
+pub struct Candidate {
+    pub session_id: String,
+    pub agent_id: Option<String>,
+    pub branch: String,
+    pub first_message: String,
+    pub last_task: Option<String>,
+    pub last_user_message: Option<String>,
+    pub title: Option<String>,
+    pub files_touched: Vec<String>,
+    pub last_modified: DateTime<Utc>,
+    pub message_count: f64,
+    pub file_size_bytes: f64,
+    pub compaction_count: f64,
+    pub budget_used_pct: Option<f64>,
+    pub total_cost_usd: Option<f64>,
+    pub total_input_tokens: f64,
+    pub total_output_tokens: f64,
+}
+
+/// How relevant a session is to the task (0..1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relevance {
+    pub session_id: String,
+    pub relevance: f64,
+    pub reasoning: String,
+}
+
+/// The reference's `SessionSelectionConfig`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectionConfig {
+    pub relevance_model: String,
+    pub relevance_max_tokens: u32,
+    pub relevance_timeout_ms: u64,
+    pub resume_threshold: f64,
+    pub enabled: bool,
+}
+
+/// `DEFAULT_SESSION_SELECTION_CONFIG`.
+pub const DEFAULT_RELEVANCE_MODEL: &str = "claude-haiku";
+pub const DEFAULT_RELEVANCE_MAX_TOKENS: u32 = 500;
+pub const DEFAULT_RELEVANCE_TIMEOUT_MS: u64 = 3000;
+pub const DEFAULT_RESUME_THRESHOLD: f64 = 0.6;
+
+impl Default for SelectionConfig {
+    fn default() -> Self {
+        SelectionConfig {
+            relevance_model: DEFAULT_RELEVANCE_MODEL.into(),
+            relevance_max_tokens: DEFAULT_RELEVANCE_MAX_TOKENS,
+            relevance_timeout_ms: DEFAULT_RELEVANCE_TIMEOUT_MS,
+            resume_threshold: DEFAULT_RESUME_THRESHOLD,
+            enabled: true,
+        }
+    }
+}
+
+/// What to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSelection {
+    /// `"resume"`, `"fresh"` or `"queue"`.
+    pub action: &'static str,
+    pub session_id: Option<String>,
+    pub reason: String,
+    pub scores: Option<Vec<SessionScore>>,
+}
+
+/// Everything `selectSession` decides from.
+#[derive(Debug, Clone)]
+pub struct SelectionRequest {
+    pub task: String,
+    pub repo_path: String,
+    pub agent_id: String,
+    pub current_branch: String,
+    /// Sessions running in the repository now.
+    pub active_count: usize,
+    /// The briefing's recent sessions (newest first).
+    pub recent: Vec<Candidate>,
+    pub label: Option<String>,
+    pub max_budget_usd: Option<f64>,
+    pub config: SelectionConfig,
+}
+
+/// `resolveSession`: the labelled (or default) session OpenClaw resumes in
+/// `repo_path`, if its transcript still exists. A missing transcript does not
+/// delete the entry.
+pub fn resolve_session(
+    registry: &Registry,
+    claude_dir: &Path,
+    agent_id: &str,
+    repo_path: &str,
+    label: Option<&str>,
+) -> Result<Option<String>> {
+    let key = registry_key(repo_path, label);
+    let repo = resolve_lexically(repo_path);
+    Ok(registry
+        .get(agent_id, &key)?
+        .filter(|e| find_transcript(claude_dir, &repo, &e.session_id).is_some())
+        .map(|e| e.session_id))
+}
+
+/// Decides between resuming, starting fresh and queueing, in the
+/// reference's order: a label is looked up directly; a running session
+/// queues; without the agent's own recent sessions it is fresh; otherwise
+/// every own session is scored (one relevance call for all) and the best
+/// resumes when it reaches the threshold.
+pub async fn select_session(
+    req: &SelectionRequest,
+    registry: &Registry,
+    claude_dir: &Path,
+    source: Option<&dyn RelevanceSource>,
+    now: DateTime<Utc>,
+) -> Result<SessionSelection> {
+    if let Some(label) = req.label.as_deref().filter(|l| !l.is_empty()) {
+        return Ok(
+            match resolve_session(
+                registry,
+                claude_dir,
+                &req.agent_id,
+                &req.repo_path,
+                Some(label),
+            )? {
+                Some(id) => SessionSelection {
+                    action: "resume",
+                    session_id: Some(id),
+                    reason: format!("Labeled session \"{label}\""),
+                    scores: None,
+                },
+                None => SessionSelection {
+                    action: "fresh",
+                    session_id: None,
+                    reason: format!("New labeled session \"{label}\""),
+                    scores: None,
+                },
+            },
+        );
+    }
+    if req.active_count > 0 {
+        return Ok(SessionSelection {
+            action: "queue",
+            session_id: None,
+            reason: "Active session running on this repo".into(),
+            scores: None,
+        });
+    }
+    let own: Vec<Candidate> = req
+        .recent
+        .iter()
+        .filter(|c| c.agent_id.as_deref() == Some(req.agent_id.as_str()))
+        .cloned()
+        .collect();
+    if own.is_empty() {
+        return Ok(SessionSelection {
+            action: "fresh",
+            session_id: None,
+            reason: "No previous sessions found".into(),
+            scores: None,
+        });
+    }
+    let relevances = assess_task_relevance(&req.task, &own, &req.config, source).await;
+    let threshold = req.config.resume_threshold;
+    let mut scores: Vec<SessionScore> = own
+        .iter()
+        .zip(&relevances)
+        .map(|(c, r)| {
+            score_session(
+                c,
+                &req.current_branch,
+                r,
+                req.max_budget_usd,
+                threshold,
+                now,
+            )
+        })
+        .collect();
+    scores.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let best = &scores[0];
+    Ok(if best.score >= threshold {
+        SessionSelection {
+            action: "resume",
+            session_id: Some(best.session_id.clone()),
+            reason: best.reason.clone(),
+            scores: Some(scores),
+        }
+    } else {
+        SessionSelection {
+            action: "fresh",
+            session_id: None,
+            reason: best.reason.clone(),
+            scores: Some(scores),
+        }
+    })
+}
