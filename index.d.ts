@@ -10,6 +10,13 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Relevance of every session to the task in one model call, bounded by
+ * `relevanceTimeoutMs`, with the offline fallback for anything that fails.
+ * Never rejects.
+ */
+export declare function assessTaskRelevance(task: string, sessions: Array<SelectionSession>, config?: SessionSelectionOptions | undefined | null): Promise<Array<TaskRelevanceResult>>
+
+/**
  * The task with its origin marker: `[openclaw:agent=<id>]`, plus escaped
  * `key=value` pairs for any other field of `options`, a blank line, the task.
  */
@@ -80,6 +87,9 @@ export interface ClearPinOptions {
   expectedSessionId: string
   stateDir?: string
 }
+
+/** The defaults: `claude-haiku`, 500 tokens, 3000 ms, threshold 0.6, enabled. */
+export declare const DEFAULT_SESSION_SELECTION_CONFIG: SessionSelectionConfig
 
 /** Removes a registry entry; `false` when there was none. */
 export declare function deleteSession(agentId: string, repoPath: string, label?: string | undefined | null): boolean
@@ -179,6 +189,9 @@ export interface JsonlHeader {
   totalOutputTokens: number
   compactionCount: number
 }
+
+/** The reference's `keywordFallback`: keyword Jaccard, doubled, at most 1. */
+export declare function keywordFallback(task: string, session: SelectionSession): TaskRelevanceResult
 
 /** Every registry entry of every agent, with `agentId` and `repoPath`. */
 export declare function listAllSessions(): Array<ClaudeCodeSessionRow>
@@ -373,6 +386,15 @@ export interface ProjectStatusToolPayload {
 /** The registry key: `repoPath`, or `repoPath::label` for a labelled session. */
 export declare function registryKey(repoPath: string, label?: string | undefined | null): string
 
+/** What the host's relevance callback is asked. */
+export interface RelevancePrompt {
+  prompt: string
+  /** The resolved model id. */
+  model: string
+  maxTokens: number
+  timeoutMs: number
+}
+
 /**
  * The Claude Code project folder name of a launch directory: every UTF-16
  * unit that is not ASCII alphanumeric becomes `-` (cut to 200 characters for
@@ -468,6 +490,64 @@ export interface SaveSessionMeta {
   label?: string
 }
 
+/** The five factors of a score. */
+export interface ScoreFactors {
+  branchMatch: number
+  recency: number
+  taskRelevance: number
+  sessionHealth: number
+  contextCapacity: number
+}
+
+/**
+ * Scores one session for a task (the reference's five factors). The
+ * optional `resumeThreshold` (default 0.6) decides the recommendation.
+ */
+export declare function scoreSession(session: SelectionSession, task: string, currentBranch: string, relevance: TaskRelevanceResult, maxBudgetUsd?: number | undefined | null, resumeThreshold?: number | undefined | null): SessionScore
+
+/** The branch part of a briefing. */
+export interface SelectionGit {
+  currentBranch: string
+}
+
+/** The fields of a discovered session that selection reads. */
+export interface SelectionSession {
+  sessionId: string
+  agentId?: string
+  branch: string
+  firstMessage: string
+  lastModified: Date
+  messageCount: number
+  fileSizeBytes: number
+  totalCostUsd?: number
+  lastTask?: string
+  compactionCount: number
+  budgetUsedPct?: number
+  totalInputTokens: number
+  totalOutputTokens: number
+  lastUserMessage?: string
+  title?: string
+  filesTouched?: Array<string>
+}
+
+/** The sessions part of a briefing. */
+export interface SelectionSessions {
+  active: Array<SelectionSession>
+  recent: Array<SelectionSession>
+}
+
+/** The parts of a `ProjectStatus` selection reads. */
+export interface SelectionStatus {
+  git: SelectionGit
+  sessions: SelectionSessions
+}
+
+/**
+ * Resume, fresh or queue for a new task in a repository, in the
+ * reference's decision order. Relevance failures never reject.
+ */
+export declare function selectSession(task: string, repoPath: string, agentId: string, projectStatus: SelectionStatus, label?: string | undefined | null, maxBudgetUsd?: number | undefined | null, config?: SessionSelectionOptions | undefined | null): Promise<SessionSelection>
+
 /** Options of `sessionListToolPayload`. */
 export interface SessionListToolOptions {
   /** Include sessions OpenClaw did not spawn (default true). */
@@ -487,10 +567,59 @@ export interface SessionListToolPayload {
   activeCount: number
 }
 
+/** A candidate's score. */
+export interface SessionScore {
+  sessionId: string
+  score: number
+  factors: ScoreFactors
+  recommendation: "resume" | "fresh"
+  reason: string
+}
+
+/** What to do about a new task. */
+export interface SessionSelection {
+  action: "resume" | "fresh" | "queue"
+  sessionId?: string
+  reason: string
+  scores?: Array<SessionScore>
+}
+
+/** The reference's selection settings. */
+export interface SessionSelectionConfig {
+  relevanceModel: string
+  relevanceMaxTokens: number
+  relevanceTimeoutMs: number
+  resumeThreshold: number
+  enabled: boolean
+}
+
+/** Selection settings, all optional, plus the host's relevance callback. */
+export interface SessionSelectionOptions {
+  relevanceModel?: string
+  relevanceMaxTokens?: number
+  relevanceTimeoutMs?: number
+  resumeThreshold?: number
+  /** `false`: offline relevance only. */
+  enabled?: boolean
+  /**
+   * The host's own model call: takes the prompt, resolves to the model's
+   * text. Without it the Anthropic API is called (`ANTHROPIC_API_KEY`,
+   * `ANTHROPIC_BASE_URL`); without a key, offline relevance is used.
+   */
+  relevanceCallback?: (request: RelevancePrompt) => Promise<string>
+}
+
 /** Turns and cost to add to a registry entry. */
 export interface SessionStats {
   turns?: number
   costUsd?: number
+}
+
+/** How relevant a session is to the task. */
+export interface TaskRelevanceResult {
+  sessionId: string
+  relevance: number
+  reasoning: string
 }
 
 /** A session in `openclaw_project_status`. */

@@ -835,14 +835,17 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.assessTaskRelevance = nativeBinding.assessTaskRelevance
 module.exports.buildTaskContent = nativeBinding.buildTaskContent
 module.exports.bumpHistoryEpoch = nativeBinding.bumpHistoryEpoch
 module.exports.classifyResumeFailure = nativeBinding.classifyResumeFailure
 module.exports.clearPin = nativeBinding.clearPin
+module.exports.DEFAULT_SESSION_SELECTION_CONFIG = nativeBinding.DEFAULT_SESSION_SELECTION_CONFIG
 module.exports.deleteSession = nativeBinding.deleteSession
 module.exports.discoverSessions = nativeBinding.discoverSessions
 module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.gatherProjectStatus = nativeBinding.gatherProjectStatus
+module.exports.keywordFallback = nativeBinding.keywordFallback
 module.exports.listAllSessions = nativeBinding.listAllSessions
 module.exports.listSessions = nativeBinding.listSessions
 module.exports.parseJsonlHeader = nativeBinding.parseJsonlHeader
@@ -856,5 +859,7 @@ module.exports.resolveResumeDecision = nativeBinding.resolveResumeDecision
 module.exports.resolveSession = nativeBinding.resolveSession
 module.exports.retireSession = nativeBinding.retireSession
 module.exports.saveSession = nativeBinding.saveSession
+module.exports.scoreSession = nativeBinding.scoreSession
+module.exports.selectSession = nativeBinding.selectSession
 module.exports.sessionListToolPayload = nativeBinding.sessionListToolPayload
 module.exports.updateSessionStats = nativeBinding.updateSessionStats

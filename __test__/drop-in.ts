@@ -6,7 +6,10 @@
 // of a result breaks the build.
 
 import * as addon from '../index.js';
-import type { ClaudeCodeSessionEntry, ClaudeCodeTaskHistoryEntry, DiscoveredSession, JsonlHeader, ProjectStatus } from '../index.js';
+import type {
+  ClaudeCodeSessionEntry, ClaudeCodeTaskHistoryEntry, DiscoveredSession, JsonlHeader, ProjectStatus,
+  ScoreFactors, SessionScore, SessionSelection, TaskRelevanceResult,
+} from '../index.js';
 
 type RefClaudeCodeTaskHistoryEntry = { at: string; task: string; costUsd: number };
 type RefClaudeCodeSessionEntry = {
@@ -76,6 +79,31 @@ type RefProjectStatus = {
 const gatherProjectStatus: (repoPath: string, agentId?: string) => Promise<RefProjectStatus> = addon.gatherProjectStatus;
 const status: RefProjectStatus = {} as ProjectStatus;
 
+// session-selection.ts
+type RefSessionSelectionConfig = { relevanceModel: string; relevanceMaxTokens: number; relevanceTimeoutMs: number; resumeThreshold: number; enabled: boolean };
+type RefTaskRelevanceResult = { sessionId: string; relevance: number; reasoning: string };
+type RefScoreFactors = { branchMatch: number; recency: number; taskRelevance: number; sessionHealth: number; contextCapacity: number };
+type RefSessionScore = { sessionId: string; score: number; factors: RefScoreFactors; recommendation: 'resume' | 'fresh'; reason: string };
+type RefSessionSelection = { action: 'resume' | 'fresh' | 'queue'; sessionId?: string; reason: string; scores?: RefSessionScore[] };
+const defaults: RefSessionSelectionConfig = addon.DEFAULT_SESSION_SELECTION_CONFIG;
+const selectSession: (
+  task: string,
+  repoPath: string,
+  agentId: string,
+  projectStatus: RefProjectStatus,
+  label?: string,
+  maxBudgetUsd?: number,
+  config?: Partial<RefSessionSelectionConfig>,
+) => Promise<RefSessionSelection> = addon.selectSession;
+const assessTaskRelevance: (task: string, sessions: RefDiscoveredSession[], config?: RefSessionSelectionConfig) => Promise<RefTaskRelevanceResult[]> =
+  addon.assessTaskRelevance;
+const keywordFallback: (task: string, session: RefDiscoveredSession) => RefTaskRelevanceResult = addon.keywordFallback;
+const scoreSession: (session: RefDiscoveredSession, _task: string, currentBranch: string, relevance: RefTaskRelevanceResult, _maxBudgetUsd?: number) => RefSessionScore =
+  addon.scoreSession;
+const selectionTypes: [RefTaskRelevanceResult, RefScoreFactors, RefSessionScore, RefSessionSelection] = [
+  {} as TaskRelevanceResult, {} as ScoreFactors, {} as SessionScore, {} as SessionSelection,
+];
+
 // sessions.ts
 const registryKey: (repoPath: string, label?: string) => string = addon.registryKey;
 const repoPathToSlug: (repoPath: string) => string = addon.repoPathToSlug;
@@ -117,4 +145,5 @@ export const used = [
   registryKey, repoPathToSlug, resolveSession, saveSession, updateSessionStats, deleteSession, listSessions, listAllSessions,
   peekSessionHistory, parseJsonlHeader, discoverSessions, header, discovered, entry, task, runnerPreflight,
   gatherProjectStatus, status,
+  defaults, selectSession, assessTaskRelevance, keywordFallback, scoreSession, selectionTypes,
 ];

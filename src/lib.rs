@@ -11,9 +11,11 @@ mod error;
 mod mcp;
 mod project_status;
 mod resume;
+mod selection;
 
 pub use claude_code::*;
 pub use error::*;
 pub use mcp::*;
 pub use project_status::*;
 pub use resume::*;
+pub use selection::*;
