@@ -200,6 +200,12 @@ export declare function listAllSessions(): Array<ClaudeCodeSessionRow>
 export declare function listSessions(agentId: string): Record<string, ClaudeCodeSessionEntry>
 
 /**
+ * The agent's transcripts, newest first, with what `sessions.json` says
+ * about each.
+ */
+export declare function listTranscripts(options?: TranscriptOptions | undefined | null): Promise<Array<TranscriptSummary>>
+
+/**
  * Header facts of one Claude Code transcript: branch, first prompt, origin
  * marker, line count, deduplicated token totals and compactions.
  */
@@ -416,6 +422,12 @@ export declare function resolveResumeDecision(options: ResumeDecisionOptions): P
  * does not delete the entry.
  */
 export declare function resolveSession(agentId: string, repoPath: string, label?: string | undefined | null): string | undefined
+
+/**
+ * The full id of a transcript: a full id, a unique prefix, or (no id) the
+ * most recently modified one.
+ */
+export declare function resolveTranscriptId(partial?: string | undefined | null, options?: TranscriptOptions | undefined | null): Promise<string>
 
 /** Resume or not, as one decision. */
 export interface ResumeDecision {
@@ -662,6 +674,65 @@ export interface ToolSession {
   turns?: number
   lastTask?: string
   isRunning: boolean
+}
+
+/**
+ * Counts of what a transcript holds: entries, messages by role, tool calls
+ * and results, thinking blocks, compactions, turns, estimated tokens.
+ */
+export declare function transcriptInfo(sessionId: string, options?: TranscriptOptions | undefined | null): Promise<TranscriptInfo>
+
+/** What a transcript holds. */
+export interface TranscriptInfo {
+  sessionId: string
+  path: string
+  sizeBytes: number
+  modified: Date
+  formatVersion: number
+  cwd?: string
+  createdAt?: string
+  parentSession?: string
+  entryCount: number
+  entriesByType: Record<string, number>
+  messageCount: number
+  messagesByRole: Record<string, number>
+  toolCallCount: number
+  toolResultCount: number
+  thinkingBlockCount: number
+  imageCount: number
+  compactionCount: number
+  turnCount: number
+  turnsWithTools: number
+  /** Characters of message content / 4. */
+  estimatedTokens: number
+  unparsableLines: number
+  lastActivity?: string
+}
+
+/** Which agent, under which state dir. */
+export interface TranscriptOptions {
+  /** Agent id (default `main`), normalised as OpenClaw does. */
+  agentId?: string
+  /**
+   * OpenClaw's state dir. Default: OpenClaw's own resolution
+   * (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
+   */
+  stateDir?: string
+  /** At most this many transcripts (`listTranscripts` only). */
+  limit?: number
+}
+
+/** A transcript file. */
+export interface TranscriptSummary {
+  sessionId: string
+  path: string
+  sizeBytes: number
+  modified: Date
+  /** `sessions.json` keys that point at this file. */
+  sessionKeys: Array<string>
+  label?: string
+  displayName?: string
+  updatedAt?: Date
 }
 
 /** Adds turns and cost to a registry entry after a run (locked, atomic). */

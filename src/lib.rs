@@ -12,6 +12,7 @@ mod mcp;
 mod project_status;
 mod resume;
 mod selection;
+mod transcripts;
 
 pub use claude_code::*;
 pub use error::*;
@@ -19,3 +20,4 @@ pub use mcp::*;
 pub use project_status::*;
 pub use resume::*;
 pub use selection::*;
+pub use transcripts::*;

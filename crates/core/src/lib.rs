@@ -9,6 +9,7 @@ pub mod fs_safe;
 mod json_blocks;
 pub mod json_scan;
 pub mod mcp;
+pub mod openclaw;
 pub mod project_status;
 pub mod resume;
 pub mod selection;

@@ -1,0 +1,4 @@
+//! OpenClaw's own agent transcripts (pi `SessionManager` files, format v3).
+
+pub mod state_dir;
+pub mod transcripts;
