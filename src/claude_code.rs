@@ -279,13 +279,13 @@ fn now_iso() -> String {
 /// The Claude Code project folder name of a launch directory: every UTF-16
 /// unit that is not ASCII alphanumeric becomes `-` (cut to 200 characters for
 /// long paths, where Claude Code adds a hash suffix).
-#[napi]
+#[napi(catch_unwind)]
 pub fn repo_path_to_slug(repo_path: String) -> String {
     paths::project_slug(&repo_path)
 }
 
 /// The registry key: `repoPath`, or `repoPath::label` for a labelled session.
-#[napi]
+#[napi(catch_unwind)]
 pub fn registry_key(repo_path: String, label: Option<String>) -> String {
     reg::registry_key(&repo_path, label.as_deref())
 }
@@ -423,7 +423,7 @@ pub fn peek_session_history(
 
 /// Header facts of one Claude Code transcript: branch, first prompt, origin
 /// marker, line count, deduplicated token totals and compactions.
-#[napi(ts_return_type = "Promise<JsonlHeader>")]
+#[napi(catch_unwind, ts_return_type = "Promise<JsonlHeader>")]
 pub fn parse_jsonl_header(file_path: String) -> AsyncTask<CoreTask<cc::JsonlHeader, JsonlHeader>> {
     AsyncTask::new(CoreTask::new(
         move || discovery::parse_jsonl_header(&PathBuf::from(file_path), ScanCache::global()),
@@ -434,7 +434,7 @@ pub fn parse_jsonl_header(file_path: String) -> AsyncTask<CoreTask<cc::JsonlHead
 /// Every Claude Code session of a repository: OpenClaw registry entries and
 /// Claude Code's own transcripts (the repository's and its worktrees'
 /// folders), running sessions first, then newest first.
-#[napi(ts_return_type = "Promise<Array<DiscoveredSession>>")]
+#[napi(catch_unwind, ts_return_type = "Promise<Array<DiscoveredSession>>")]
 pub fn discover_sessions(
     repo_path: String,
     options: Option<DiscoverOptions>,

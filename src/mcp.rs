@@ -118,7 +118,7 @@ fn brief(list: Vec<mcp::BriefSession>) -> Vec<ToolBriefSession> {
 
 /// The `openclaw_project_status` tool result for a briefing from
 /// `gatherProjectStatus`, ready for the MCP bridge to return as is.
-#[napi]
+#[napi(catch_unwind)]
 pub fn project_status_tool_payload(status: ProjectStatus) -> ProjectStatusToolPayload {
     let g = status.git;
     let input = mcp::StatusFacts {
@@ -199,7 +199,7 @@ pub fn project_status_tool_payload(status: ProjectStatus) -> ProjectStatusToolPa
 
 /// The `openclaw_session_list` tool result for sessions from
 /// `discoverSessions`, ready for the MCP bridge to return as is.
-#[napi]
+#[napi(catch_unwind)]
 pub fn session_list_tool_payload(
     sessions: Vec<DiscoveredSession>,
     options: Option<SessionListToolOptions>,

@@ -200,7 +200,7 @@ impl From<ps::ProjectStatus> for ProjectStatus {
 /// the git CLI would print it), GitHub state when `gh` is installed, the
 /// repository's Claude Code sessions and its guidance documents, gathered
 /// concurrently. Rejects with `E_REPO_NOT_FOUND` for a path that does not exist.
-#[napi(ts_return_type = "Promise<ProjectStatus>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ProjectStatus>")]
 pub fn gather_project_status(
     repo_path: String,
     agent_id: Option<String>,

@@ -121,7 +121,7 @@ pub struct ResumeFailure {
 /// Records the session a conversation resumes with an agent, once it has a
 /// persisted turn (its transcript exists in `workDir`'s Claude Code folder).
 /// An empty id never overwrites a good pointer; a retired id is refused.
-#[napi(ts_return_type = "Promise<PinResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<PinResult>")]
 pub fn pin_session(options: PinSessionOptions) -> AsyncTask<CoreTask<pins::PinOutcome, PinResult>> {
     let req = pins::PinRequest {
         conversation_id: options.conversation_id,
@@ -146,7 +146,7 @@ pub fn pin_session(options: PinSessionOptions) -> AsyncTask<CoreTask<pins::PinOu
 /// (capability, force-fresh, prior turn, pin, agent switch, retired, history
 /// epoch, same work dir on disk, runtime, model, transcript still there).
 /// `--resume` and skipping the transcript come from this one decision.
-#[napi(ts_return_type = "Promise<ResumeDecision>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ResumeDecision>")]
 pub fn resolve_resume_decision(
     options: ResumeDecisionOptions,
 ) -> AsyncTask<CoreTask<pins::ResumeDecision, ResumeDecision>> {
@@ -176,7 +176,7 @@ pub fn resolve_resume_decision(
 
 /// Bumps the history epoch of a conversation for an agent (after an edit,
 /// truncation or retry of that agent's history); resolves to the new epoch.
-#[napi(ts_return_type = "Promise<number>")]
+#[napi(catch_unwind, ts_return_type = "Promise<number>")]
 pub fn bump_history_epoch(
     conversation_id: String,
     agent_id: String,
@@ -192,7 +192,7 @@ pub fn bump_history_epoch(
 
 /// Clears a pin only if it still holds `expectedSessionId`; resolves to
 /// whether it did.
-#[napi(ts_return_type = "Promise<boolean>")]
+#[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
 pub fn clear_pin(options: ClearPinOptions) -> AsyncTask<CoreTask<bool, bool>> {
     let store = store(options.state_dir, None);
     AsyncTask::new(CoreTask::new(
@@ -208,7 +208,7 @@ pub fn clear_pin(options: ClearPinOptions) -> AsyncTask<CoreTask<bool, bool>> {
 }
 
 /// Makes a session id unusable for every later decision of every agent.
-#[napi(ts_return_type = "Promise<void>")]
+#[napi(catch_unwind, ts_return_type = "Promise<void>")]
 pub fn retire_session(
     session_id: String,
     reason: String,
@@ -224,7 +224,7 @@ pub fn retire_session(
 
 /// Whether a `--resume` run was rejected, whether to retry fresh, and which
 /// id to retire, from positive evidence only.
-#[napi]
+#[napi(catch_unwind)]
 pub fn classify_resume_failure(input: ResumeFailureInput) -> ResumeFailure {
     let v = failure::classify_resume_failure(&failure::RunOutcome {
         requested_session_id: input.requested_session_id,
@@ -279,7 +279,7 @@ pub fn build_task_content(env: Env, task: String, options: serde_json::Value) ->
 
 /// Every pair of the first origin marker in `text` (`agent` first), or
 /// `undefined` when there is none.
-#[napi]
+#[napi(catch_unwind)]
 pub fn parse_origin_marker(text: String) -> Either<IndexMap<String, String>, Undefined> {
     match origin::parse_origin_marker(&text) {
         Some(pairs) => Either::A(pairs.into_iter().collect()),

@@ -242,14 +242,14 @@ fn settings(
 }
 
 /// The reference's `keywordFallback`: keyword Jaccard, doubled, at most 1.
-#[napi(ts_args_type = "task: string, session: SelectionSession")]
+#[napi(catch_unwind, ts_args_type = "task: string, session: SelectionSession")]
 pub fn keyword_fallback(task: String, session: SelectionSession) -> TaskRelevanceResult {
     relevance_out(relevance::keyword_fallback(&task, &candidate(session)))
 }
 
 /// Scores one session for a task (the reference's five factors). The
 /// optional `resumeThreshold` (default 0.6) decides the recommendation.
-#[napi]
+#[napi(catch_unwind)]
 pub fn score_session(
     session: SelectionSession,
     task: String,
@@ -277,7 +277,7 @@ pub fn score_session(
 /// Relevance of every session to the task in one model call, bounded by
 /// `relevanceTimeoutMs`, with the offline fallback for anything that fails.
 /// Never rejects.
-#[napi(ts_return_type = "Promise<Array<TaskRelevanceResult>>")]
+#[napi(catch_unwind, ts_return_type = "Promise<Array<TaskRelevanceResult>>")]
 pub fn assess_task_relevance<'env>(
     env: &'env Env,
     task: String,
@@ -296,7 +296,7 @@ pub fn assess_task_relevance<'env>(
 
 /// Resume, fresh or queue for a new task in a repository, in the
 /// reference's decision order. Relevance failures never reject.
-#[napi(ts_return_type = "Promise<SessionSelection>")]
+#[napi(catch_unwind, ts_return_type = "Promise<SessionSelection>")]
 #[allow(clippy::too_many_arguments)]
 pub fn select_session<'env>(
     env: &'env Env,

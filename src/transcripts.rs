@@ -84,7 +84,7 @@ fn open(o: &TranscriptOptions) -> session_intel_core::Result<tr::AgentSessions> 
 
 /// The agent's transcripts, newest first, with what `sessions.json` says
 /// about each.
-#[napi(ts_return_type = "Promise<Array<TranscriptSummary>>")]
+#[napi(catch_unwind, ts_return_type = "Promise<Array<TranscriptSummary>>")]
 pub fn list_transcripts(
     options: Option<TranscriptOptions>,
 ) -> AsyncTask<CoreTask<Vec<tr::TranscriptSummary>, Vec<TranscriptSummary>>> {
@@ -103,7 +103,7 @@ pub fn list_transcripts(
 
 /// The full id of a transcript: a full id, a unique prefix, or (no id) the
 /// most recently modified one.
-#[napi(ts_return_type = "Promise<string>")]
+#[napi(catch_unwind, ts_return_type = "Promise<string>")]
 pub fn resolve_transcript_id(
     partial: Option<String>,
     options: Option<TranscriptOptions>,
@@ -117,7 +117,7 @@ pub fn resolve_transcript_id(
 
 /// Counts of what a transcript holds: entries, messages by role, tool calls
 /// and results, thinking blocks, compactions, turns, estimated tokens.
-#[napi(ts_return_type = "Promise<TranscriptInfo>")]
+#[napi(catch_unwind, ts_return_type = "Promise<TranscriptInfo>")]
 pub fn transcript_info(
     session_id: String,
     options: Option<TranscriptOptions>,
