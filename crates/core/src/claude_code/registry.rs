@@ -114,11 +114,6 @@ impl Registry {
         }
     }
 
-    /// The state root.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     /// Path of one agent's registry file.
     pub fn path(&self, agent_id: &str) -> Result<PathBuf> {
         validate_agent_id(agent_id)?;

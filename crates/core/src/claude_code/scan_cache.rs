@@ -174,16 +174,6 @@ impl ScanCache {
         });
     }
 
-    /// Number of files held.
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// Whether the cache holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, Arc<Entry>>> {
         // A panic while holding the lock cannot leave the map inconsistent.
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
