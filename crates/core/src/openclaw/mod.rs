@@ -1,4 +1,5 @@
 //! OpenClaw's own agent transcripts (pi `SessionManager` files, format v3).
 
 pub mod state_dir;
+pub mod strip;
 pub mod transcripts;

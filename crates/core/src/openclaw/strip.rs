@@ -1,0 +1,473 @@
+//! Stripping old tool calls from an OpenClaw transcript (seed 001, on the
+//! real format of research openclaw-formats.md §4).
+//!
+//! Turns start at user messages. Of the turns whose assistant messages call
+//! tools, the newest `keep` are kept and the oldest `truncate_percent` % of
+//! those are truncated; older ones lose their tool calls, tool results and
+//! thinking. The transcript is a tree: a deleted entry's children are
+//! re-linked to its nearest surviving ancestor, and `firstKeptEntryId`,
+//! `fromId`, `targetId` and `appendParentId` never point at a deleted entry.
+//! Untouched lines are written back byte for byte; the header is never
+//! changed; an edit never leaves zero assistant messages (OpenClaw empties
+//! such a file). Applying the same settings twice changes nothing.
+
+use crate::error::{Error, ErrorCode, Result};
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+
+/// A named pair of settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preset {
+    pub name: String,
+    pub keep_turns_with_tools: u32,
+    pub truncate_percent: u32,
+}
+
+/// `default` (20, 50 %), `aggressive` (10, 50 %), `extreme` (0, 0 %).
+pub fn builtin_presets() -> Vec<Preset> {
+    [
+        ("default", 20, 50),
+        ("aggressive", 10, 50),
+        ("extreme", 0, 0),
+    ]
+    .into_iter()
+    .map(|(n, k, t)| Preset {
+        name: n.into(),
+        keep_turns_with_tools: k,
+        truncate_percent: t,
+    })
+    .collect()
+}
+
+/// The settings for a preset name (custom presets first), with explicit
+/// values overriding it. Unknown names are `E_UNKNOWN_PRESET`.
+pub fn resolve_settings(
+    preset: Option<&str>,
+    keep: Option<u32>,
+    percent: Option<u32>,
+    custom: &[Preset],
+) -> Result<(u32, u32)> {
+    let name = preset.unwrap_or("default");
+    let all: Vec<Preset> = custom.iter().cloned().chain(builtin_presets()).collect();
+    let base = all.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+        Error::new(ErrorCode::UnknownPreset, format!("unknown preset {name:?}"))
+            .with_hint(format!("use one of: {}", names.join(", ")))
+    })?;
+    let percent = percent.unwrap_or(base.truncate_percent);
+    if percent > 100 {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("truncatePercent {percent} is over 100"),
+        )
+        .with_hint("use a percentage from 0 to 100"));
+    }
+    Ok((keep.unwrap_or(base.keep_turns_with_tools), percent))
+}
+
+/// What happened to one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnReport {
+    pub turn_index: u32,
+    /// 1-based line numbers of its first and last entry.
+    pub first_line: u32,
+    pub last_line: u32,
+    pub tool_calls: u32,
+    /// `removed`, `truncated`, `preserved`, or `none` (no tool calls).
+    pub zone: &'static str,
+}
+
+/// Counts of an edit (the seed's statistics).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StripStats {
+    pub messages_original: u32,
+    pub messages_after: u32,
+    pub tool_calls_original: u32,
+    pub tool_calls_removed: u32,
+    pub tool_calls_truncated: u32,
+    pub tool_calls_preserved: u32,
+    pub turns_with_tools_total: u32,
+    pub turns_with_tools_removed: u32,
+    pub turns_with_tools_truncated: u32,
+    pub turns_with_tools_preserved: u32,
+    pub entries_removed: u32,
+}
+
+/// The edited transcript and what the edit did.
+#[derive(Debug, Clone)]
+pub struct StripOutput {
+    pub bytes: Vec<u8>,
+    pub stats: StripStats,
+    pub turns: Vec<TurnReport>,
+    /// Deleted entry id → the id its references now point at (`None`: root).
+    pub relinked: HashMap<String, Option<String>>,
+}
+
+const MAX_CHARS: usize = 120;
+const MAX_LINES: usize = 2;
+const ARGUMENT_MARKER: &str = "...";
+const CONTENT_MARKER: &str = " [truncated]";
+const IMAGE_NOTE: &str = "[image removed]";
+/// Text of an assistant message kept so the transcript keeps one.
+const KEPT_ASSISTANT_NOTE: &str = "[tool calls removed]";
+/// Fields that name another entry.
+const REFERENCE_FIELDS: [&str; 4] = ["firstKeptEntryId", "fromId", "targetId", "appendParentId"];
+const CALL_TYPES: [&str; 3] = ["toolCall", "toolUse", "functionCall"];
+
+/// `s` cut to 2 lines and 120 characters, marker included, so that cutting
+/// a cut string changes nothing.
+pub fn truncate_text(s: &str, marker: &str) -> Option<String> {
+    let lines: Vec<&str> = s.split('\n').collect();
+    if lines.len() <= MAX_LINES && s.chars().count() <= MAX_CHARS {
+        return None;
+    }
+    let head = lines[..lines.len().min(MAX_LINES)].join("\n");
+    let room = MAX_CHARS - marker.chars().count();
+    let cut: String = head.chars().take(room).collect();
+    Some(format!("{cut}{marker}"))
+}
+
+/// Truncates every string inside `v` (arguments stay an object).
+fn truncate_strings(v: &mut Value) -> bool {
+    match v {
+        Value::String(s) => match truncate_text(s, ARGUMENT_MARKER) {
+            Some(t) => {
+                *s = t;
+                true
+            }
+            None => false,
+        },
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |acc, i| truncate_strings(i) | acc),
+        Value::Object(map) => map
+            .values_mut()
+            .fold(false, |acc, i| truncate_strings(i) | acc),
+        _ => false,
+    }
+}
+
+struct Line<'a> {
+    raw: &'a [u8],
+    value: Option<Value>,
+    deleted: bool,
+    changed: bool,
+}
+
+impl Line<'_> {
+    fn id(&self) -> Option<&str> {
+        self.value.as_ref()?.get("id")?.as_str()
+    }
+    fn role(&self) -> Option<&str> {
+        let v = self.value.as_ref()?;
+        (v["type"] == "message")
+            .then(|| v["message"]["role"].as_str())
+            .flatten()
+    }
+    fn call_ids(&self) -> Vec<String> {
+        let Some(v) = &self.value else {
+            return Vec::new();
+        };
+        v["message"]["content"]
+            .as_array()
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter(|b| b["type"].as_str().is_some_and(|t| CALL_TYPES.contains(&t)))
+                    .filter_map(|b| b["id"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+    fn result_id(&self) -> Option<String> {
+        let m = &self.value.as_ref()?["message"];
+        m["toolCallId"]
+            .as_str()
+            .or(m["toolUseId"].as_str())
+            .map(str::to_owned)
+    }
+}
+
+/// Strips `bytes` (a whole transcript) with `keep` turns-with-tools and
+/// `truncate_percent`.
+pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<StripOutput> {
+    let mut lines: Vec<Line<'_>> = bytes
+        .split(|&b| b == b'\n')
+        .map(|raw| Line {
+            raw,
+            value: serde_json::from_slice(raw).ok(),
+            deleted: false,
+            changed: false,
+        })
+        .collect();
+    let header_ok = lines
+        .first()
+        .and_then(|l| l.value.as_ref())
+        .is_some_and(|v| v["type"] == "session");
+    if !header_ok {
+        return Err(Error::new(
+            ErrorCode::Parse,
+            "the first line is not an OpenClaw session header",
+        )
+        .with_hint("pass the id of an OpenClaw transcript (occ list shows them)"));
+    }
+
+    // Turns: a user message starts one; line 0 is the header.
+    let mut turn_of: Vec<u32> = vec![0; lines.len()];
+    let mut turn = 0u32;
+    for (i, l) in lines.iter().enumerate().skip(1) {
+        if l.role() == Some("user") {
+            turn += 1;
+        }
+        turn_of[i] = turn;
+    }
+    let turn_count = turn as usize + 1;
+    let mut calls_in_turn = vec![0u32; turn_count];
+    for (i, l) in lines.iter().enumerate() {
+        if l.role() == Some("assistant") {
+            calls_in_turn[turn_of[i] as usize] += l.call_ids().len() as u32;
+        }
+    }
+    let tool_turns: Vec<usize> = (0..turn_count).filter(|t| calls_in_turn[*t] > 0).collect();
+    let kept = (keep as usize).min(tool_turns.len());
+    let removed_turns = tool_turns.len() - kept;
+    let truncated_turns = kept * truncate_percent as usize / 100;
+    let zone_of = |t: usize| -> &'static str {
+        match tool_turns.iter().position(|x| *x == t) {
+            None => "none",
+            Some(p) if p < removed_turns => "removed",
+            Some(p) if p < removed_turns + truncated_turns => "truncated",
+            Some(_) => "preserved",
+        }
+    };
+
+    let mut stats = StripStats {
+        messages_original: lines.iter().filter(|l| l.role().is_some()).count() as u32,
+        tool_calls_original: calls_in_turn.iter().sum(),
+        turns_with_tools_total: tool_turns.len() as u32,
+        turns_with_tools_removed: removed_turns as u32,
+        turns_with_tools_truncated: truncated_turns as u32,
+        turns_with_tools_preserved: (kept - truncated_turns) as u32,
+        ..StripStats::default()
+    };
+    let assistants_before = lines
+        .iter()
+        .filter(|l| l.role() == Some("assistant"))
+        .count();
+
+    // Remove and truncate.
+    let mut removed_calls: HashSet<String> = HashSet::new();
+    for i in 1..lines.len() {
+        let zone = zone_of(turn_of[i] as usize);
+        if zone != "removed" && zone != "truncated" {
+            continue;
+        }
+        let role = lines[i].role().map(str::to_owned);
+        let (mut changed, mut delete) = (false, false);
+        let Some(v) = lines[i].value.as_mut() else {
+            continue;
+        };
+        let content = &mut v["message"]["content"];
+        match (role.as_deref(), zone) {
+            (Some("assistant"), "removed") => {
+                let Some(blocks) = content.as_array_mut() else {
+                    continue;
+                };
+                let before = blocks.len();
+                blocks.retain(|b| {
+                    let t = b["type"].as_str().unwrap_or("");
+                    if CALL_TYPES.contains(&t) {
+                        if let Some(id) = b["id"].as_str() {
+                            removed_calls.insert(id.to_owned());
+                        }
+                        stats.tool_calls_removed += 1;
+                        return false;
+                    }
+                    t != "thinking" && t != "redacted_thinking"
+                });
+                if blocks.is_empty() {
+                    delete = true;
+                } else if blocks.len() != before {
+                    changed = true;
+                }
+            }
+            (Some("assistant"), _) => {
+                let Some(blocks) = content.as_array_mut() else {
+                    continue;
+                };
+                for b in blocks
+                    .iter_mut()
+                    .filter(|b| b["type"].as_str().is_some_and(|t| CALL_TYPES.contains(&t)))
+                {
+                    stats.tool_calls_truncated += 1;
+                    if truncate_strings(&mut b["arguments"]) {
+                        changed = true;
+                    }
+                }
+            }
+            (Some("toolResult"), "truncated") => {
+                let Some(blocks) = content.as_array_mut() else {
+                    continue;
+                };
+                for b in blocks.iter_mut() {
+                    if b["type"] == "image" {
+                        *b = json!({"type": "text", "text": IMAGE_NOTE});
+                        changed = true;
+                    } else if let Some(t) = b["text"]
+                        .as_str()
+                        .and_then(|t| truncate_text(t, CONTENT_MARKER))
+                    {
+                        b["text"] = Value::String(t);
+                        changed = true;
+                    }
+                }
+            }
+            _ => {}
+        }
+        lines[i].changed |= changed;
+        lines[i].deleted |= delete;
+    }
+    stats.tool_calls_preserved =
+        stats.tool_calls_original - stats.tool_calls_removed - stats.tool_calls_truncated;
+    // Results of removed calls go with them, wherever they are.
+    for l in lines.iter_mut() {
+        if l.role() == Some("toolResult")
+            && l.result_id().is_some_and(|id| removed_calls.contains(&id))
+        {
+            l.deleted = true;
+        }
+    }
+    // Never leave zero assistant messages: keep the last one, as a note.
+    let assistants_after = lines
+        .iter()
+        .filter(|l| !l.deleted && l.role() == Some("assistant"))
+        .count();
+    if assistants_before > 0 && assistants_after == 0 {
+        if let Some(l) = lines
+            .iter_mut()
+            .rev()
+            .find(|l| l.role() == Some("assistant"))
+        {
+            l.deleted = false;
+            l.changed = true;
+            if let Some(v) = l.value.as_mut() {
+                v["message"]["content"] = json!([{"type": "text", "text": KEPT_ASSISTANT_NOTE}]);
+            }
+        }
+    }
+
+    // Re-link around deleted entries.
+    let parent_of: HashMap<String, Option<String>> = lines
+        .iter()
+        .filter_map(|l| {
+            Some((
+                l.id()?.to_owned(),
+                l.value.as_ref()?["parentId"].as_str().map(str::to_owned),
+            ))
+        })
+        .collect();
+    let deleted: HashSet<String> = lines
+        .iter()
+        .filter(|l| l.deleted)
+        .filter_map(|l| l.id().map(str::to_owned))
+        .collect();
+    let mut relinked: HashMap<String, Option<String>> = HashMap::new();
+    for id in &deleted {
+        let mut cur = parent_of.get(id).cloned().flatten();
+        let mut hops = 0;
+        while let Some(p) = cur.clone().filter(|p| deleted.contains(p)) {
+            cur = parent_of.get(&p).cloned().flatten();
+            hops += 1;
+            if hops > deleted.len() {
+                cur = None; // a cycle: start from the root
+                break;
+            }
+        }
+        relinked.insert(id.clone(), cur);
+    }
+    // The first surviving entry after each line, for references whose
+    // replacement would otherwise be the root.
+    let mut next_surviving: Vec<Option<String>> = vec![None; lines.len() + 1];
+    for i in (0..lines.len()).rev() {
+        next_surviving[i] = if !lines[i].deleted && i > 0 {
+            lines[i]
+                .id()
+                .map(str::to_owned)
+                .or(next_surviving[i + 1].clone())
+        } else {
+            next_surviving[i + 1].clone()
+        };
+    }
+    let position: HashMap<String, usize> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| Some((l.id()?.to_owned(), i)))
+        .collect();
+    for l in lines.iter_mut().skip(1).filter(|l| !l.deleted) {
+        let Some(v) = l.value.as_mut() else { continue };
+        if let Some(p) = v["parentId"]
+            .as_str()
+            .filter(|p| deleted.contains(*p))
+            .map(str::to_owned)
+        {
+            v["parentId"] = relinked[&p].clone().map_or(Value::Null, Value::String);
+            l.changed = true;
+        }
+        for field in REFERENCE_FIELDS {
+            if let Some(target) = v
+                .get(field)
+                .and_then(Value::as_str)
+                .filter(|t| deleted.contains(*t))
+                .map(str::to_owned)
+            {
+                let replacement = relinked[&target]
+                    .clone()
+                    .or_else(|| next_surviving[position[&target]].clone());
+                v[field] = replacement.map_or(Value::Null, Value::String);
+                l.changed = true;
+            }
+        }
+    }
+
+    // Write: untouched lines as they were.
+    let mut out = Vec::with_capacity(bytes.len());
+    let last = lines.len() - 1;
+    for (i, l) in lines.iter().enumerate() {
+        if l.deleted {
+            stats.entries_removed += 1;
+            continue;
+        }
+        if l.changed {
+            serde_json::to_writer(&mut out, l.value.as_ref().expect("changed lines are JSON"))
+                .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        } else {
+            out.extend_from_slice(l.raw);
+        }
+        if i < last {
+            out.push(b'\n');
+        }
+    }
+    stats.messages_after = lines
+        .iter()
+        .filter(|l| !l.deleted && l.role().is_some())
+        .count() as u32;
+    let turns = (0..turn_count)
+        .map(|t| {
+            let first = turn_of.iter().position(|x| *x as usize == t).unwrap_or(0);
+            let last = turn_of.iter().rposition(|x| *x as usize == t).unwrap_or(0);
+            TurnReport {
+                turn_index: t as u32,
+                first_line: first as u32 + 1,
+                last_line: last as u32 + 1,
+                tool_calls: calls_in_turn[t],
+                zone: zone_of(t),
+            }
+        })
+        .collect();
+    Ok(StripOutput {
+        bytes: out,
+        stats,
+        turns,
+        relinked,
+    })
+}
