@@ -88,6 +88,13 @@ export interface ClearPinOptions {
   stateDir?: string
 }
 
+/** A named preset of the caller's. */
+export interface CustomPreset {
+  name: string
+  keepTurnsWithTools: number
+  truncatePercent: number
+}
+
 /** The defaults: `claude-haiku`, 500 tokens, 3000 ms, threshold 0.6, enabled. */
 export declare const DEFAULT_SESSION_SELECTION_CONFIG: SessionSelectionConfig
 
@@ -166,8 +173,67 @@ export interface DiscoverOptions {
  */
 export declare function discoverSessions(repoPath: string, options?: DiscoverOptions | undefined | null): Promise<Array<DiscoveredSession>>
 
+/** Options of `executeEdit`. */
+export interface EditOptions {
+  /** Full id, unique prefix, or absent for the most recently modified transcript. */
+  sessionId?: string
+  agentId?: string
+  stateDir?: string
+  toolRemoval?: ToolRemovalOptions
+  customPresets?: Array<CustomPreset>
+  /** Report what would change; write nothing. */
+  dryRun?: boolean
+  /** Backups kept per transcript (default 5). */
+  backupsToKeep?: number
+  /** How long to wait for OpenClaw's transcript lock (default 2000 ms). */
+  lockTimeoutMs?: number
+}
+
+/** What `executeEdit` did. */
+export interface EditResult {
+  success: boolean
+  mode: "edit"
+  sessionId: string
+  path: string
+  /** The transcript as it was; absent for a dry run or when nothing changed. */
+  backupPath?: string
+  dryRun: boolean
+  changed: boolean
+  /** Lines another writer appended during the edit, carried over. */
+  appendedLinesKept: number
+  statistics: EditStatistics
+  turns: Array<TurnAnalysis>
+}
+
+/** The seed's edit statistics. */
+export interface EditStatistics {
+  messagesOriginal: number
+  messagesAfter: number
+  toolCallsOriginal: number
+  toolCallsRemoved: number
+  toolCallsTruncated: number
+  toolCallsPreserved: number
+  sizeOriginal: number
+  sizeAfter: number
+  reductionPercent: number
+  turnsWithToolsTotal: number
+  turnsWithToolsRemoved: number
+  turnsWithToolsTruncated: number
+  turnsWithToolsPreserved: number
+  entriesRemoved: number
+}
+
 /** The stable `code` of every error this addon throws or rejects with. */
 export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_REPO_NOT_FOUND' | 'E_SESSION_NOT_FOUND' | 'E_AMBIGUOUS_SESSION' | 'E_NO_SESSIONS' | 'E_AGENT_NOT_FOUND' | 'E_UNKNOWN_PRESET' | 'E_PARSE' | 'E_SESSION_BUSY' | 'E_CONCURRENT_MODIFICATION' | 'E_NO_BACKUP' | 'E_WRITE_FAILED' | 'E_UNSUPPORTED_STORE' | 'E_INTERNAL'
+
+/**
+ * Strips old tool calls from an OpenClaw transcript in place: under
+ * OpenClaw's lock, after a backup (`<file>.jsonl.bak.<time>`, newest 5
+ * kept), by atomic replace, carrying over lines other writers append
+ * meanwhile. Fails with `E_SESSION_BUSY`, `E_UNKNOWN_PRESET`,
+ * `E_UNSUPPORTED_STORE`, … leaving every file as it was.
+ */
+export declare function executeEdit(options?: EditOptions | undefined | null): Promise<EditResult>
 
 /**
  * The pre-flight briefing on a repository: git state (read in-process, as
@@ -429,6 +495,21 @@ export declare function resolveSession(agentId: string, repoPath: string, label?
  */
 export declare function resolveTranscriptId(partial?: string | undefined | null, options?: TranscriptOptions | undefined | null): Promise<string>
 
+/**
+ * Restores a transcript from its newest backup, keeping what it replaced
+ * as a backup; `E_NO_BACKUP` when there is none.
+ */
+export declare function restoreFromBackup(sessionId?: string | undefined | null, options?: EditOptions | undefined | null): Promise<RestoreResult>
+
+/** What `restoreFromBackup` did. */
+export interface RestoreResult {
+  sessionId: string
+  path: string
+  restoredFrom: string
+  /** What the restore replaced, kept as the newest backup (restore again to undo). */
+  replacedBackup: string
+}
+
 /** Resume or not, as one decision. */
 export interface ResumeDecision {
   resume: boolean
@@ -660,6 +741,17 @@ export interface ToolPullRequest {
   status: string
 }
 
+/** How to strip tool calls. */
+export interface ToolRemovalOptions {
+  /**
+   * `default` (keep 20 turns with tools, truncate the oldest 50 % of
+   * them), `aggressive` (10, 50 %), `extreme` (0), or a custom preset.
+   */
+  preset?: string
+  keepTurnsWithTools?: number
+  truncatePercent?: number
+}
+
 /** A session in `openclaw_session_list`. */
 export interface ToolSession {
   sessionId: string
@@ -733,6 +825,15 @@ export interface TranscriptSummary {
   label?: string
   displayName?: string
   updatedAt?: Date
+}
+
+/** One turn and what the edit did to it. */
+export interface TurnAnalysis {
+  turnIndex: number
+  firstLine: number
+  lastLine: number
+  toolCalls: number
+  zone: "removed" | "truncated" | "preserved" | "none"
 }
 
 /** Adds turns and cost to a registry entry after a run (locked, atomic). */

@@ -69,3 +69,24 @@ export function writeSession(claudeDir, repo, sessionId, content) {
   fs.writeFileSync(file, content);
   return file;
 }
+
+/** An OpenClaw v3 transcript of `turns` tool turns (user, assistant tool
+ *  call, tool result of `resultBytes`, assistant text); returns its text. */
+export function openclawTranscript(turns, { resultBytes = 2000, prefix = 't' } = {}) {
+  const lines = [JSON.stringify({ type: 'session', version: 3, id: 'sess', timestamp: '2026-01-31T08:00:00.000Z', cwd: '/w' })];
+  let parent = null;
+  let n = 0;
+  const push = (entry) => {
+    const id = `${prefix}${(n++).toString(16).padStart(7, '0')}`;
+    lines.push(JSON.stringify({ ...entry, id, parentId: parent, timestamp: '2026-01-31T08:00:01.000Z' }));
+    parent = id;
+    return id;
+  };
+  for (let t = 0; t < turns; t++) {
+    push({ type: 'message', message: { role: 'user', content: [{ type: 'text', text: `task ${t}` }], timestamp: 1 } });
+    push({ type: 'message', message: { role: 'assistant', content: [{ type: 'toolCall', id: `call_${prefix}${t}|fc_${t}`, name: 'exec', arguments: { command: `cat ${t}` } }], stopReason: 'toolUse', timestamp: 2 } });
+    push({ type: 'message', message: { role: 'toolResult', toolCallId: `call_${prefix}${t}|fc_${t}`, toolName: 'exec', content: [{ type: 'text', text: 'r'.repeat(resultBytes) }], isError: false, timestamp: 3 } });
+    push({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: `done ${t}` }], stopReason: 'stop', timestamp: 4 } });
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -155,3 +155,236 @@ pub fn transcript_info(
         },
     ))
 }
+
+/// How to strip tool calls.
+#[napi(object)]
+#[derive(Default)]
+pub struct ToolRemovalOptions {
+    /// `default` (keep 20 turns with tools, truncate the oldest 50 % of
+    /// them), `aggressive` (10, 50 %), `extreme` (0), or a custom preset.
+    pub preset: Option<String>,
+    pub keep_turns_with_tools: Option<u32>,
+    pub truncate_percent: Option<u32>,
+}
+
+/// A named preset of the caller's.
+#[napi(object)]
+pub struct CustomPreset {
+    pub name: String,
+    pub keep_turns_with_tools: u32,
+    pub truncate_percent: u32,
+}
+
+/// Options of `executeEdit`.
+#[napi(object)]
+#[derive(Default)]
+pub struct EditOptions {
+    /// Full id, unique prefix, or absent for the most recently modified transcript.
+    pub session_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub state_dir: Option<String>,
+    pub tool_removal: Option<ToolRemovalOptions>,
+    pub custom_presets: Option<Vec<CustomPreset>>,
+    /// Report what would change; write nothing.
+    pub dry_run: Option<bool>,
+    /// Backups kept per transcript (default 5).
+    pub backups_to_keep: Option<u32>,
+    /// How long to wait for OpenClaw's transcript lock (default 2000 ms).
+    pub lock_timeout_ms: Option<u32>,
+}
+
+/// The seed's edit statistics.
+#[napi(object)]
+pub struct EditStatistics {
+    pub messages_original: u32,
+    pub messages_after: u32,
+    pub tool_calls_original: u32,
+    pub tool_calls_removed: u32,
+    pub tool_calls_truncated: u32,
+    pub tool_calls_preserved: u32,
+    pub size_original: f64,
+    pub size_after: f64,
+    pub reduction_percent: f64,
+    pub turns_with_tools_total: u32,
+    pub turns_with_tools_removed: u32,
+    pub turns_with_tools_truncated: u32,
+    pub turns_with_tools_preserved: u32,
+    pub entries_removed: u32,
+}
+
+/// One turn and what the edit did to it.
+#[napi(object)]
+pub struct TurnAnalysis {
+    pub turn_index: u32,
+    pub first_line: u32,
+    pub last_line: u32,
+    pub tool_calls: u32,
+    #[napi(ts_type = "\"removed\" | \"truncated\" | \"preserved\" | \"none\"")]
+    pub zone: String,
+}
+
+/// What `executeEdit` did.
+#[napi(object)]
+pub struct EditResult {
+    pub success: bool,
+    #[napi(ts_type = "\"edit\"")]
+    pub mode: String,
+    pub session_id: String,
+    pub path: String,
+    /// The transcript as it was; absent for a dry run or when nothing changed.
+    pub backup_path: Option<String>,
+    pub dry_run: bool,
+    pub changed: bool,
+    /// Lines another writer appended during the edit, carried over.
+    pub appended_lines_kept: u32,
+    pub statistics: EditStatistics,
+    pub turns: Vec<TurnAnalysis>,
+}
+
+/// What `restoreFromBackup` did.
+#[napi(object)]
+pub struct RestoreResult {
+    pub session_id: String,
+    pub path: String,
+    pub restored_from: String,
+    /// What the restore replaced, kept as the newest backup (restore again to undo).
+    pub replaced_backup: String,
+}
+
+fn lock_options(timeout_ms: Option<u32>) -> session_intel_core::fs_safe::LockOptions {
+    session_intel_core::fs_safe::LockOptions {
+        timeout: std::time::Duration::from_millis(timeout_ms.unwrap_or(2000) as u64),
+        ..Default::default()
+    }
+}
+
+fn edit_result(o: session_intel_core::openclaw::edit::EditOutcome) -> EditResult {
+    let s = &o.strip.stats;
+    let reduction = if o.size_original > 0 {
+        (o.size_original as f64 - o.size_after as f64) / o.size_original as f64 * 100.0
+    } else {
+        0.0
+    };
+    EditResult {
+        success: true,
+        mode: "edit".into(),
+        session_id: o.session_id,
+        path: o.path.to_string_lossy().into_owned(),
+        backup_path: o.backup_path.map(|p| p.to_string_lossy().into_owned()),
+        dry_run: o.dry_run,
+        changed: o.changed,
+        appended_lines_kept: o.appended_lines_kept,
+        statistics: EditStatistics {
+            messages_original: s.messages_original,
+            messages_after: s.messages_after,
+            tool_calls_original: s.tool_calls_original,
+            tool_calls_removed: s.tool_calls_removed,
+            tool_calls_truncated: s.tool_calls_truncated,
+            tool_calls_preserved: s.tool_calls_preserved,
+            size_original: o.size_original as f64,
+            size_after: o.size_after as f64,
+            reduction_percent: (reduction * 10.0).round() / 10.0,
+            turns_with_tools_total: s.turns_with_tools_total,
+            turns_with_tools_removed: s.turns_with_tools_removed,
+            turns_with_tools_truncated: s.turns_with_tools_truncated,
+            turns_with_tools_preserved: s.turns_with_tools_preserved,
+            entries_removed: s.entries_removed,
+        },
+        turns: o
+            .strip
+            .turns
+            .iter()
+            .map(|t| TurnAnalysis {
+                turn_index: t.turn_index,
+                first_line: t.first_line,
+                last_line: t.last_line,
+                tool_calls: t.tool_calls,
+                zone: t.zone.into(),
+            })
+            .collect(),
+    }
+}
+
+/// Strips old tool calls from an OpenClaw transcript in place: under
+/// OpenClaw's lock, after a backup (`<file>.jsonl.bak.<time>`, newest 5
+/// kept), by atomic replace, carrying over lines other writers append
+/// meanwhile. Fails with `E_SESSION_BUSY`, `E_UNKNOWN_PRESET`,
+/// `E_UNSUPPORTED_STORE`, … leaving every file as it was.
+#[napi(catch_unwind, ts_return_type = "Promise<EditResult>")]
+pub fn execute_edit(
+    options: Option<EditOptions>,
+) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::EditOutcome, EditResult>> {
+    use session_intel_core::openclaw::{edit, strip};
+    let o = options.unwrap_or_default();
+    let dry_run = o.dry_run.unwrap_or(false);
+    let target = TranscriptOptions {
+        agent_id: o.agent_id.clone(),
+        state_dir: o.state_dir.clone(),
+        limit: None,
+    };
+    let removal = o.tool_removal.unwrap_or_default();
+    let custom: Vec<strip::Preset> = o
+        .custom_presets
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| strip::Preset {
+            name: p.name,
+            keep_turns_with_tools: p.keep_turns_with_tools,
+            truncate_percent: p.truncate_percent,
+        })
+        .collect();
+    let session = o.session_id;
+    let lock = lock_options(o.lock_timeout_ms);
+    let backups = o
+        .backups_to_keep
+        .map_or(edit::DEFAULT_BACKUPS, |n| n as usize);
+    AsyncTask::new(CoreTask::new(
+        move || {
+            let (keep, pct) = strip::resolve_settings(
+                removal.preset.as_deref(),
+                removal.keep_turns_with_tools,
+                removal.truncate_percent,
+                &custom,
+            )?;
+            let request = edit::EditRequest {
+                session,
+                keep_turns_with_tools: keep,
+                truncate_percent: pct,
+                dry_run,
+                backups_to_keep: backups,
+                lock,
+            };
+            edit::execute_edit(&open(&target)?, &request)
+        },
+        edit_result,
+    ))
+}
+
+/// Restores a transcript from its newest backup, keeping what it replaced
+/// as a backup; `E_NO_BACKUP` when there is none.
+#[napi(catch_unwind, ts_return_type = "Promise<RestoreResult>")]
+pub fn restore_from_backup(
+    session_id: Option<String>,
+    options: Option<EditOptions>,
+) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::RestoreOutcome, RestoreResult>> {
+    use session_intel_core::openclaw::edit;
+    let o = options.unwrap_or_default();
+    let target = TranscriptOptions {
+        agent_id: o.agent_id.clone(),
+        state_dir: o.state_dir.clone(),
+        limit: None,
+    };
+    let lock = lock_options(o.lock_timeout_ms);
+    let backups = o
+        .backups_to_keep
+        .map_or(edit::DEFAULT_BACKUPS, |n| n as usize);
+    AsyncTask::new(CoreTask::new(
+        move || edit::restore_from_backup(&open(&target)?, session_id.as_deref(), lock, backups),
+        |r| RestoreResult {
+            session_id: r.session_id,
+            path: r.path.to_string_lossy().into_owned(),
+            restored_from: r.restored_from.to_string_lossy().into_owned(),
+            replaced_backup: r.replaced_backup.to_string_lossy().into_owned(),
+        },
+    ))
+}

@@ -26,35 +26,76 @@ fn transcript(version: Option<u64>, turns: usize) -> String {
         lines.push(v.to_string());
         id
     };
-    push(&mut lines, json!({"type": "model_change", "provider": "openai", "modelId": "gpt-5"}));
+    push(
+        &mut lines,
+        json!({"type": "model_change", "provider": "openai", "modelId": "gpt-5"}),
+    );
     let mut first_assistant = String::new();
     for t in 0..turns {
-        push(&mut lines, json!({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": format!("task {t}")}], "timestamp": 1}}));
+        push(
+            &mut lines,
+            json!({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": format!("task {t}")}], "timestamp": 1}}),
+        );
         let call = format!("call_{t}|fc_{t}");
-        let a = push(&mut lines, json!({"type": "message", "message": {"role": "assistant", "content": [
+        let a = push(
+            &mut lines,
+            json!({"type": "message", "message": {"role": "assistant", "content": [
             {"type": "thinking", "thinking": "let me look", "thinkingSignature": "sig"},
             {"type": "toolCall", "id": call, "name": "exec", "arguments": {"command": format!("cat file{t}\n{}", "x".repeat(300)), "cwd": "/w"}}
-        ], "stopReason": "toolUse", "timestamp": 2}}));
+        ], "stopReason": "toolUse", "timestamp": 2}}),
+        );
         if t == 0 {
             first_assistant = a.clone();
         }
-        push(&mut lines, json!({"type": "message", "message": {"role": "toolResult", "toolCallId": call, "toolName": "exec", "content": [{"type": "text", "text": "line\n".repeat(50)}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}], "isError": false, "timestamp": 3}}));
-        push(&mut lines, json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": format!("done {t}")}], "stopReason": "stop", "timestamp": 4}}));
+        push(
+            &mut lines,
+            json!({"type": "message", "message": {"role": "toolResult", "toolCallId": call, "toolName": "exec", "content": [{"type": "text", "text": "line\n".repeat(50)}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}], "isError": false, "timestamp": 3}}),
+        );
+        push(
+            &mut lines,
+            json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": format!("done {t}")}], "stopReason": "stop", "timestamp": 4}}),
+        );
         if t == 1 {
-            push(&mut lines, json!({"type": "compaction", "summary": "s", "firstKeptEntryId": first_assistant, "tokensBefore": 10}));
-            push(&mut lines, json!({"type": "label", "targetId": first_assistant, "label": "checkpoint"}));
-            push(&mut lines, json!({"type": "branch_summary", "fromId": first_assistant, "summary": "b"}));
-            push(&mut lines, json!({"type": "message", "message": {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": 5}}));
-            push(&mut lines, json!({"type": "custom", "customType": "model-snapshot", "data": {"x": 1}}));
-            push(&mut lines, json!({"type": "future-record", "whatever": [1, 2]}));
+            push(
+                &mut lines,
+                json!({"type": "compaction", "summary": "s", "firstKeptEntryId": first_assistant, "tokensBefore": 10}),
+            );
+            push(
+                &mut lines,
+                json!({"type": "label", "targetId": first_assistant, "label": "checkpoint"}),
+            );
+            push(
+                &mut lines,
+                json!({"type": "branch_summary", "fromId": first_assistant, "summary": "b"}),
+            );
+            push(
+                &mut lines,
+                json!({"type": "message", "message": {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": 5}}),
+            );
+            push(
+                &mut lines,
+                json!({"type": "custom", "customType": "model-snapshot", "data": {"x": 1}}),
+            );
+            push(
+                &mut lines,
+                json!({"type": "future-record", "whatever": [1, 2]}),
+            );
         }
     }
-    push(&mut lines, json!({"type": "leaf", "targetId": first_assistant, "appendParentId": first_assistant}));
+    push(
+        &mut lines,
+        json!({"type": "leaf", "targetId": first_assistant, "appendParentId": first_assistant}),
+    );
     lines.join("\n") + "\n"
 }
 
 fn parse(text: &[u8]) -> Vec<Value> {
-    std::str::from_utf8(text).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    std::str::from_utf8(text)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// The invariants every edit keeps.
@@ -62,22 +103,55 @@ fn assert_valid(before: &[u8], after: &[u8]) {
     let b = parse(before);
     let a = parse(after);
     assert_eq!(a[0], b[0], "header unchanged");
-    assert_eq!(before.split(|&c| c == b'\n').next(), after.split(|&c| c == b'\n').next(), "header bytes unchanged");
+    assert_eq!(
+        before.split(|&c| c == b'\n').next(),
+        after.split(|&c| c == b'\n').next(),
+        "header bytes unchanged"
+    );
     let ids: HashSet<&str> = a.iter().filter_map(|v| v["id"].as_str()).collect();
     for v in &a[1..] {
-        for field in ["parentId", "firstKeptEntryId", "fromId", "targetId", "appendParentId"] {
+        for field in [
+            "parentId",
+            "firstKeptEntryId",
+            "fromId",
+            "targetId",
+            "appendParentId",
+        ] {
             if let Some(r) = v[field].as_str() {
                 assert!(ids.contains(r), "{field} {r} dangles in {v}");
             }
         }
     }
-    let calls: HashSet<String> = a.iter().flat_map(|v| v["message"]["content"].as_array().cloned().unwrap_or_default()).filter(|b| b["type"] == "toolCall").map(|b| b["id"].as_str().unwrap().to_owned()).collect();
-    let results: HashSet<String> = a.iter().filter(|v| v["message"]["role"] == "toolResult").map(|v| v["message"]["toolCallId"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(calls, results, "every call has its result and every result its call");
-    assert!(a.iter().any(|v| v["message"]["role"] == "assistant"), "never zero assistant messages");
+    let calls: HashSet<String> = a
+        .iter()
+        .flat_map(|v| {
+            v["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|b| b["type"] == "toolCall")
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect();
+    let results: HashSet<String> = a
+        .iter()
+        .filter(|v| v["message"]["role"] == "toolResult")
+        .map(|v| v["message"]["toolCallId"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        calls, results,
+        "every call has its result and every result its call"
+    );
+    assert!(
+        a.iter().any(|v| v["message"]["role"] == "assistant"),
+        "never zero assistant messages"
+    );
     // Every line of the output that is not a changed entry is byte-identical to one of the input.
     let input: HashSet<&[u8]> = before.split(|&c| c == b'\n').collect();
-    let untouched = after.split(|&c| c == b'\n').filter(|l| input.contains(l)).count();
+    let untouched = after
+        .split(|&c| c == b'\n')
+        .filter(|l| input.contains(l))
+        .count();
     assert!(untouched > 0);
 }
 
@@ -88,14 +162,32 @@ fn extreme_removes_every_tool_call_and_keeps_the_tree_whole() {
         let out = strip_tools(before.as_bytes(), 0, 0).unwrap();
         assert_valid(before.as_bytes(), &out.bytes);
         let s = &out.stats;
-        assert_eq!((s.tool_calls_original, s.tool_calls_removed, s.turns_with_tools_removed), (6, 6, 6));
+        assert_eq!(
+            (
+                s.tool_calls_original,
+                s.tool_calls_removed,
+                s.turns_with_tools_removed
+            ),
+            (6, 6, 6)
+        );
         let after = parse(&out.bytes);
         assert!(!after.iter().any(|v| v["message"]["role"] == "toolResult"));
-        assert!(!after.iter().any(|v| v["message"]["content"].as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "thinking"))));
-        for kind in ["compaction", "label", "branch_summary", "custom", "future-record", "leaf"] {
+        assert!(!after.iter().any(|v| v["message"]["content"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|b| b["type"] == "thinking"))));
+        for kind in [
+            "compaction",
+            "label",
+            "branch_summary",
+            "custom",
+            "future-record",
+            "leaf",
+        ] {
             assert!(after.iter().any(|v| v["type"] == kind), "{kind} kept");
         }
-        assert!(after.iter().any(|v| v["message"]["role"] == "bashExecution"));
+        assert!(after
+            .iter()
+            .any(|v| v["message"]["role"] == "bashExecution"));
         // Idempotent: the same settings again change nothing.
         assert_eq!(strip_tools(&out.bytes, 0, 0).unwrap().bytes, out.bytes);
     }
@@ -108,27 +200,76 @@ fn default_preset_zones_remove_truncate_and_preserve() {
     let out = strip_tools(before.as_bytes(), keep, pct).unwrap();
     assert_valid(before.as_bytes(), &out.bytes);
     let s = &out.stats;
-    assert_eq!((s.turns_with_tools_removed, s.turns_with_tools_truncated, s.turns_with_tools_preserved), (10, 10, 10));
-    assert_eq!((s.tool_calls_removed, s.tool_calls_truncated, s.tool_calls_preserved), (10, 10, 10));
-    let zones: Vec<&str> = out.turns.iter().filter(|t| t.tool_calls > 0).map(|t| t.zone).collect();
-    assert_eq!(zones, [vec!["removed"; 10], vec!["truncated"; 10], vec!["preserved"; 10]].concat());
+    assert_eq!(
+        (
+            s.turns_with_tools_removed,
+            s.turns_with_tools_truncated,
+            s.turns_with_tools_preserved
+        ),
+        (10, 10, 10)
+    );
+    assert_eq!(
+        (
+            s.tool_calls_removed,
+            s.tool_calls_truncated,
+            s.tool_calls_preserved
+        ),
+        (10, 10, 10)
+    );
+    let zones: Vec<&str> = out
+        .turns
+        .iter()
+        .filter(|t| t.tool_calls > 0)
+        .map(|t| t.zone)
+        .collect();
+    assert_eq!(
+        zones,
+        [
+            vec!["removed"; 10],
+            vec!["truncated"; 10],
+            vec!["preserved"; 10]
+        ]
+        .concat()
+    );
     let after = parse(&out.bytes);
-    let calls: Vec<&Value> = after.iter().flat_map(|v| v["message"]["content"].as_array().into_iter().flatten()).filter(|b| b["type"] == "toolCall").collect();
+    let calls: Vec<&Value> = after
+        .iter()
+        .flat_map(|v| v["message"]["content"].as_array().into_iter().flatten())
+        .filter(|b| b["type"] == "toolCall")
+        .collect();
     assert_eq!(calls.len(), 20);
     for (i, c) in calls.iter().enumerate() {
         assert!(c["arguments"].is_object(), "arguments stay an object");
         let command = c["arguments"]["command"].as_str().unwrap();
         if i < 10 {
-            assert!(command.chars().count() <= 120 && command.ends_with("...") && command.lines().count() <= 2, "{command}");
+            assert!(
+                command.chars().count() <= 120
+                    && command.ends_with("...")
+                    && command.lines().count() <= 2,
+                "{command}"
+            );
         } else {
             assert!(command.chars().count() > 300, "preserved zone untouched");
         }
     }
-    let results: Vec<&Value> = after.iter().filter(|v| v["message"]["role"] == "toolResult").collect();
-    assert_eq!(results[0]["message"]["content"][1], json!({"type": "text", "text": "[image removed]"}));
-    assert!(results[0]["message"]["content"][0]["text"].as_str().unwrap().ends_with(" [truncated]"));
+    let results: Vec<&Value> = after
+        .iter()
+        .filter(|v| v["message"]["role"] == "toolResult")
+        .collect();
+    assert_eq!(
+        results[0]["message"]["content"][1],
+        json!({"type": "text", "text": "[image removed]"})
+    );
+    assert!(results[0]["message"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .ends_with(" [truncated]"));
     assert_eq!(results[19]["message"]["content"][1]["type"], "image");
-    assert_eq!(strip_tools(&out.bytes, keep, pct).unwrap().bytes, out.bytes, "idempotent");
+    assert_eq!(
+        strip_tools(&out.bytes, keep, pct).unwrap().bytes,
+        out.bytes,
+        "idempotent"
+    );
 }
 
 #[test]
@@ -139,11 +280,19 @@ fn never_leaves_zero_assistant_messages() {
         json!({"type": "message", "id": "a1", "parentId": "u1", "timestamp": "t", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "x", "arguments": {}}]}}),
         json!({"type": "message", "id": "r1", "parentId": "a1", "timestamp": "t", "message": {"role": "toolResult", "toolCallId": "c1", "content": []}}),
     ];
-    let before = lines.iter().map(Value::to_string).collect::<Vec<_>>().join("\n") + "\n";
+    let before = lines
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
     let out = strip_tools(before.as_bytes(), 0, 0).unwrap();
     let after = parse(&out.bytes);
     assert_eq!(after.len(), 3);
-    assert_eq!(after[2]["message"]["content"][0]["text"], "[tool calls removed]");
+    assert_eq!(
+        after[2]["message"]["content"][0]["text"],
+        "[tool calls removed]"
+    );
     assert_valid(before.as_bytes(), &out.bytes);
 }
 
@@ -164,17 +313,36 @@ fn the_real_fixture_with_compactions() {
 
 #[test]
 fn presets_and_truncation() {
-    assert_eq!(resolve_settings(Some("aggressive"), None, None, &[]).unwrap(), (10, 50));
-    assert_eq!(resolve_settings(Some("extreme"), None, None, &[]).unwrap(), (0, 0));
-    assert_eq!(resolve_settings(Some("default"), Some(5), None, &[]).unwrap(), (5, 50));
+    assert_eq!(
+        resolve_settings(Some("aggressive"), None, None, &[]).unwrap(),
+        (10, 50)
+    );
+    assert_eq!(
+        resolve_settings(Some("extreme"), None, None, &[]).unwrap(),
+        (0, 0)
+    );
+    assert_eq!(
+        resolve_settings(Some("default"), Some(5), None, &[]).unwrap(),
+        (5, 50)
+    );
     let err = resolve_settings(Some("nope"), None, None, &[]).unwrap_err();
     assert_eq!(err.code, ErrorCode::UnknownPreset);
     assert!(err.hint.unwrap().contains("default, aggressive, extreme"));
-    assert_eq!(resolve_settings(None, None, Some(101), &[]).unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(
+        resolve_settings(None, None, Some(101), &[])
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidArgument
+    );
     assert_eq!(truncate_text("short", "..."), None);
     let cut = truncate_text(&"y".repeat(500), "...").unwrap();
     assert_eq!(cut.chars().count(), 120);
     assert_eq!(truncate_text(&cut, "..."), None, "idempotent");
     assert_eq!(truncate_text("a\nb\nc", "...").unwrap(), "a\nb...");
-    assert!(strip_tools(b"{\"type\":\"message\"}\n", 0, 0).unwrap_err().code == ErrorCode::Parse);
+    assert!(
+        strip_tools(b"{\"type\":\"message\"}\n", 0, 0)
+            .unwrap_err()
+            .code
+            == ErrorCode::Parse
+    );
 }

@@ -1,0 +1,145 @@
+// executeEdit / restoreFromBackup: results, backups, locks, and the two
+// proofs that no line is lost: an appender writing during 200 edits, and
+// 100 edits killed at random moments.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { addon, root, fixtures, tempDir, openclawTranscript } from './helpers.mjs';
+
+const F8 = 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1';
+
+function stateWith(files) {
+  const state = tempDir('osi-edit-');
+  const dir = path.join(state, 'agents', 'main', 'sessions');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text, { mode: 0o640 });
+  return { state, dir };
+}
+const fixture = (name) => fs.readFileSync(path.join(fixtures, 'openclaw', 'moltbot-2026-01-31', name));
+const backups = (dir, name) => fs.readdirSync(dir).filter((f) => f.startsWith(`${name}.bak.`)).sort();
+const parseAll = (text) => text.toString().split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+
+test('edit the real fixture: statistics, turn analysis, backup, mode; restore and undo', async () => {
+  const original = fixture(`${F8}.jsonl`);
+  const { state, dir } = stateWith({ [`${F8}.jsonl`]: original });
+  const file = path.join(dir, `${F8}.jsonl`);
+  const r = await addon.executeEdit({ stateDir: state, sessionId: 'f8c', toolRemoval: { preset: 'extreme' } });
+  assert.equal(r.success, true);
+  assert.equal(r.mode, 'edit');
+  assert.equal(r.sessionId, F8);
+  assert.equal(r.changed, true);
+  assert.deepEqual([r.statistics.toolCallsOriginal, r.statistics.toolCallsRemoved, r.statistics.messagesOriginal], [11, 11, 27]);
+  assert.ok(r.statistics.sizeAfter < r.statistics.sizeOriginal && r.statistics.reductionPercent > 50);
+  assert.ok(r.turns.some((t) => t.zone === 'removed'));
+  assert.match(path.basename(r.backupPath), /^f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1\.jsonl\.bak\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/);
+  assert.deepEqual(fs.readFileSync(r.backupPath), original);
+  assert.equal(fs.statSync(file).mode & 0o777, 0o640, 'mode kept');
+  const edited = fs.readFileSync(file);
+  assert.equal(parseAll(edited).length, parseAll(original).length - 22);
+  // Listed transcripts do not include backups.
+  assert.deepEqual((await addon.listTranscripts({ stateDir: state })).map((t) => t.sessionId), [F8]);
+  // Idempotent: nothing more to do, nothing written.
+  const again = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+  assert.equal(again.changed, false);
+  assert.equal(Object.hasOwn(again, 'backupPath'), false);
+  const restored = await addon.restoreFromBackup('f8c3', { stateDir: state });
+  assert.deepEqual(fs.readFileSync(file), original);
+  assert.deepEqual(fs.readFileSync(restored.replacedBackup), edited, 'what the restore replaced is kept');
+  await addon.restoreFromBackup(F8, { stateDir: state });
+  assert.deepEqual(fs.readFileSync(file), edited, 'restoring again undoes the restore');
+});
+
+test('dry run, presets, backups rotation and coded errors leave files as they were', async () => {
+  const text = openclawTranscript(30);
+  const { state, dir } = stateWith({ 'a1.jsonl': text });
+  const file = path.join(dir, 'a1.jsonl');
+  const dry = await addon.executeEdit({ stateDir: state, dryRun: true });
+  assert.deepEqual([dry.dryRun, dry.changed, dry.statistics.toolCallsRemoved, dry.statistics.toolCallsTruncated], [true, true, 10, 10]);
+  assert.equal(fs.readFileSync(file, 'utf8'), text);
+  assert.deepEqual(backups(dir, 'a1.jsonl'), []);
+  await assert.rejects(addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'gentle' } }), (e) => e.code === 'E_UNKNOWN_PRESET' && /default, aggressive, extreme/.test(e.hint));
+  const custom = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'gentle' }, customPresets: [{ name: 'gentle', keepTurnsWithTools: 25, truncatePercent: 0 }] });
+  assert.equal(custom.statistics.toolCallsRemoved, 5);
+  for (let keep = 24; keep >= 17; keep--) {
+    await addon.executeEdit({ stateDir: state, toolRemoval: { keepTurnsWithTools: keep, truncatePercent: 0 } });
+  }
+  assert.equal(backups(dir, 'a1.jsonl').length, 5, 'the newest 5 backups are kept');
+  await assert.rejects(addon.restoreFromBackup('zz', { stateDir: state }), (e) => e.code === 'E_SESSION_NOT_FOUND');
+  const { state: bare } = stateWith({ 'b2.jsonl': openclawTranscript(1) });
+  await assert.rejects(addon.restoreFromBackup('b2', { stateDir: bare }), (e) => e.code === 'E_NO_BACKUP');
+  await assert.rejects(addon.executeEdit({ stateDir: bare, sessionId: '../../etc' }), (e) => e.code === 'E_INVALID_ARGUMENT');
+});
+
+test('a live lock is E_SESSION_BUSY and changes nothing; a stale one is taken over', async () => {
+  const text = openclawTranscript(3);
+  const { state, dir } = stateWith({ 'c3.jsonl': text });
+  const lock = path.join(dir, 'c3.jsonl.lock');
+  fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, createdAt: new Date().toISOString() }, null, 2));
+  await assert.rejects(addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' }, lockTimeoutMs: 150 }), (e) => e.code === 'E_SESSION_BUSY');
+  assert.equal(fs.readFileSync(path.join(dir, 'c3.jsonl'), 'utf8'), text);
+  assert.deepEqual(backups(dir, 'c3.jsonl'), []);
+  fs.writeFileSync(lock, JSON.stringify({ pid: 999999999, createdAt: '2026-01-31T11:53:47.108Z' }, null, 2));
+  const r = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+  assert.equal(r.changed, true);
+  assert.equal(fs.existsSync(lock), false, 'the lock is released');
+});
+
+test('an appender writing every few ms during 200 edits loses no line', async () => {
+  const { state, dir } = stateWith({ 'd4.jsonl': openclawTranscript(5) });
+  const file = path.join(dir, 'd4.jsonl');
+  const appender = spawn(process.execPath, [path.join(root, '__test__', 'appender.mjs'), file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  appender.stdout.on('data', (d) => (out += d));
+  let folded = 0;
+  let written = 0;
+  for (let i = 0; i < 200; i++) {
+    const r = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+    folded += r.appendedLinesKept;
+    if (r.changed) written++;
+    // Every complete line parses (the appender may be mid-way through the last one).
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(0, -1)) JSON.parse(line);
+  }
+  const done = new Promise((r) => appender.on('exit', r));
+  appender.stdin.end();
+  await done;
+  await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+  const { kept } = JSON.parse(out);
+  const ids = new Set(parseAll(fs.readFileSync(file)).map((e) => e.id));
+  const lost = kept.filter((id) => !ids.has(id));
+  assert.deepEqual(lost, [], `${lost.length} of ${kept.length} appended lines lost`);
+  assert.ok(kept.length > 100, `${kept.length} lines appended`);
+  assert.ok(written > 50, `${written} edits wrote the file`);
+  for (const b of backups(dir, 'd4.jsonl')) parseAll(fs.readFileSync(path.join(dir, b)));
+  console.log(`# appender: ${kept.length} kept lines appended, ${written} edits wrote, ${folded} lines folded in during edits`);
+});
+
+test('killing an edit at random moments 100 times leaves the old or the new transcript, whole', async () => {
+  const original = Buffer.from(openclawTranscript(400, { resultBytes: 6000 }));
+  const { state, dir } = stateWith({ 'e5.jsonl': original });
+  const file = path.join(dir, 'e5.jsonl');
+  await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+  const edited = fs.readFileSync(file);
+  const outcomes = { old: 0, new: 0 };
+  for (let i = 0; i < 100; i++) {
+    fs.writeFileSync(file, original);
+    for (const f of fs.readdirSync(dir)) if (f !== 'e5.jsonl') fs.rmSync(path.join(dir, f));
+    const child = spawn(process.execPath, [path.join(root, '__test__', 'edit-child.mjs'), state, 'e5'], { stdio: 'ignore' });
+    const exited = new Promise((r) => child.on('exit', r));
+    await new Promise((r) => setTimeout(r, 40 + Math.random() * 160));
+    child.kill('SIGKILL');
+    await exited;
+    const now = fs.readFileSync(file);
+    if (now.equals(original)) outcomes.old++;
+    else if (now.equals(edited)) outcomes.new++;
+    else assert.fail(`iteration ${i}: the transcript is neither the old nor the new one`);
+    for (const b of backups(dir, 'e5.jsonl')) assert.ok(fs.readFileSync(path.join(dir, b)).equals(original), 'a backup is whole');
+    // A lock left by the killed process is stale: the next edit proceeds.
+  }
+  const after = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+  assert.ok(after.success);
+  console.log(`# kills: ${outcomes.old} left the old transcript, ${outcomes.new} the new one`);
+  assert.ok(outcomes.old + outcomes.new === 100);
+});

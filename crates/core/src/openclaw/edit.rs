@@ -1,0 +1,330 @@
+//! Editing a transcript in place without losing a line: OpenClaw's lock,
+//! a backup first, an atomic replace, and every line another writer appends
+//! meanwhile carried over (research openclaw-formats.md §2.2, §5).
+
+use super::strip::{strip_tools, StripOutput};
+use super::transcripts::{resolve_transcript, AgentSessions};
+use crate::error::{Error, ErrorCode, Result};
+use crate::fs_safe::{write_atomic, FileLock, LockOptions};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::Write;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How many backups of a transcript are kept by default.
+pub const DEFAULT_BACKUPS: usize = 5;
+
+/// What to edit and how.
+#[derive(Debug, Clone)]
+pub struct EditRequest {
+    /// Full id, unique prefix, or `None` for the most recent transcript.
+    pub session: Option<String>,
+    pub keep_turns_with_tools: u32,
+    pub truncate_percent: u32,
+    pub dry_run: bool,
+    pub backups_to_keep: usize,
+    pub lock: LockOptions,
+}
+
+/// What an edit did.
+#[derive(Debug, Clone)]
+pub struct EditOutcome {
+    pub session_id: String,
+    pub path: PathBuf,
+    /// The copy of the transcript as it was (none for a dry run or when
+    /// nothing changed).
+    pub backup_path: Option<PathBuf>,
+    pub changed: bool,
+    /// Nothing was written: the request was a dry run.
+    pub dry_run: bool,
+    pub size_original: u64,
+    pub size_after: u64,
+    /// Lines another writer appended during the edit, carried over.
+    pub appended_lines_kept: u32,
+    pub strip: StripOutput,
+}
+
+/// `<file>.bak.<ISO time with dashes>`, OpenClaw's own archive name (a name
+/// OpenClaw does not mistake for a live transcript).
+fn backup_name(path: &Path) -> PathBuf {
+    let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M-%S%.3fZ");
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".bak.{stamp}"));
+    let mut candidate = PathBuf::from(&name);
+    let mut n = 1;
+    while candidate.exists() {
+        candidate = PathBuf::from(format!("{}-{n}", name.to_string_lossy()));
+        n += 1;
+    }
+    candidate
+}
+
+/// The transcript's backups, oldest first.
+pub fn backups_of(path: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{}.bak.", name.to_string_lossy());
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    n.strip_prefix(&prefix)
+                        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+                })
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+fn rotate(path: &Path, keep: usize) {
+    let all = backups_of(path);
+    for old in &all[..all.len().saturating_sub(keep.max(1))] {
+        let _ = fs::remove_file(old);
+    }
+}
+
+/// A line written by another process, with references to deleted entries
+/// re-linked the way the edit re-linked the file.
+fn relink_line(raw: &[u8], relinked: &HashMap<String, Option<String>>) -> Vec<u8> {
+    let mentions = relinked
+        .keys()
+        .any(|id| memchr::memmem::find(raw, id.as_bytes()).is_some());
+    let Some(mut v) = mentions
+        .then(|| serde_json::from_slice::<Value>(raw).ok())
+        .flatten()
+    else {
+        return raw.to_vec();
+    };
+    let mut changed = false;
+    for field in [
+        "parentId",
+        "firstKeptEntryId",
+        "fromId",
+        "targetId",
+        "appendParentId",
+    ] {
+        if let Some(new) = v
+            .get(field)
+            .and_then(Value::as_str)
+            .and_then(|id| relinked.get(id))
+            .cloned()
+        {
+            v[field] = new.map_or(Value::Null, Value::String);
+            changed = true;
+        }
+    }
+    if changed {
+        serde_json::to_vec(&v).unwrap_or_else(|_| raw.to_vec())
+    } else {
+        raw.to_vec()
+    }
+}
+
+fn concurrent(path: &Path, why: &str) -> Error {
+    Error::new(
+        ErrorCode::ConcurrentModification,
+        format!("{} changed during the edit: {why}", path.display()),
+    )
+    .with_hint("another process rewrote the transcript; nothing was changed, run the edit again")
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::write_failed(path, &e)
+}
+
+/// Edits a transcript in place. Nothing is written for a dry run or when
+/// the edit changes nothing; on any failure the transcript and its backups
+/// are as they were.
+pub fn execute_edit(agent: &AgentSessions, req: &EditRequest) -> Result<EditOutcome> {
+    let target = resolve_transcript(agent, req.session.as_deref())?;
+    let path = target.path.clone();
+    let _lock = FileLock::acquire(&path, req.lock)?;
+    let file = File::open(&path).map_err(|e| {
+        Error::new(
+            ErrorCode::SessionNotFound,
+            format!("cannot open {}: {e}", path.display()),
+        )
+    })?;
+    let meta = file.metadata().map_err(io_err(&path))?;
+    let mut original = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(&mut &file, &mut original).map_err(io_err(&path))?;
+    let strip = strip_tools(&original, req.keep_turns_with_tools, req.truncate_percent)?;
+    let mut outcome = EditOutcome {
+        session_id: target.session_id.clone(),
+        path: path.clone(),
+        backup_path: None,
+        changed: strip.bytes != original,
+        dry_run: req.dry_run,
+        size_original: original.len() as u64,
+        size_after: strip.bytes.len() as u64,
+        appended_lines_kept: 0,
+        strip,
+    };
+    if req.dry_run || !outcome.changed {
+        return Ok(outcome);
+    }
+    let mode = meta.permissions().mode() & 0o7777;
+    let backup = backup_name(&path);
+    write_atomic(&backup, &original, Some(mode))?;
+    match replace(&path, &file, original.len() as u64, mode, &mut outcome) {
+        Ok(()) => {
+            outcome.backup_path = Some(backup);
+            rotate(&path, req.backups_to_keep);
+            Ok(outcome)
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&backup);
+            Err(e)
+        }
+    }
+}
+
+/// Writes the edited bytes over `path`, folding in what others append.
+fn replace(
+    path: &Path,
+    file: &File,
+    read_len: u64,
+    mode: u32,
+    outcome: &mut EditOutcome,
+) -> Result<()> {
+    let ino = file.metadata().map_err(io_err(path))?.ino();
+    let mut consumed = read_len;
+    let mut body = outcome.strip.bytes.clone();
+    if !body.is_empty() && !body.ends_with(b"\n") {
+        body.push(b'\n');
+    }
+    // Fold in complete appended lines until the file holds still.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let now = fs::metadata(path).map_err(io_err(path))?;
+        if now.ino() != ino || now.len() < consumed {
+            return Err(concurrent(path, "it was replaced or shortened"));
+        }
+        if now.len() == consumed {
+            break;
+        }
+        let mut tail = vec![0; (now.len() - consumed) as usize];
+        file.read_exact_at(&mut tail, consumed)
+            .map_err(io_err(path))?;
+        let complete = tail.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        for line in tail[..complete]
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+        {
+            body.extend_from_slice(&relink_line(line, &outcome.strip.relinked));
+            body.push(b'\n');
+            outcome.appended_lines_kept += 1;
+        }
+        consumed += complete as u64;
+        if complete == tail.len() {
+            continue;
+        }
+        if Instant::now() > deadline {
+            return Err(concurrent(
+                path,
+                "a line is being written and does not finish",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    write_atomic(path, &body, Some(mode))?;
+    outcome.size_after = body.len() as u64;
+    // Lines appended to the old file between the last check and the rename
+    // are still in it: carry them over too, once a line being written there
+    // has finished (a writer that opened the path before the rename).
+    let settle = Instant::now() + Duration::from_millis(200);
+    let tail = loop {
+        let old_len = file.metadata().map_err(io_err(path))?.len();
+        let mut tail = vec![0; old_len.saturating_sub(consumed) as usize];
+        file.read_exact_at(&mut tail, consumed)
+            .map_err(io_err(path))?;
+        if tail.is_empty() || tail.ends_with(b"\n") || Instant::now() > settle {
+            break tail;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    if !tail.is_empty() {
+        let mut rescued = Vec::new();
+        for line in tail.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            rescued.extend_from_slice(&relink_line(line, &outcome.strip.relinked));
+            rescued.push(b'\n');
+            outcome.appended_lines_kept += 1;
+        }
+        let mut out = fs::OpenOptions::new()
+            .append(true)
+            .mode(mode)
+            .open(path)
+            .map_err(io_err(path))?;
+        out.write_all(&rescued)
+            .and_then(|_| out.sync_all())
+            .map_err(io_err(path))?;
+        outcome.size_after += rescued.len() as u64;
+    }
+    Ok(())
+}
+
+/// What a restore did.
+#[derive(Debug, Clone)]
+pub struct RestoreOutcome {
+    pub session_id: String,
+    pub path: PathBuf,
+    pub restored_from: PathBuf,
+    /// The content that was replaced, kept as the newest backup (restore
+    /// again to undo).
+    pub replaced_backup: PathBuf,
+}
+
+/// Restores a transcript from its newest backup, atomically and under the
+/// lock, keeping what it replaced as a backup.
+pub fn restore_from_backup(
+    agent: &AgentSessions,
+    session: Option<&str>,
+    lock: LockOptions,
+    keep: usize,
+) -> Result<RestoreOutcome> {
+    let target = resolve_transcript(agent, session)?;
+    let path = target.path.clone();
+    let _lock = FileLock::acquire(&path, lock)?;
+    let newest = backups_of(&path).pop().ok_or_else(|| {
+        Error::new(
+            ErrorCode::NoBackup,
+            format!("{} has no backup", target.session_id),
+        )
+        .with_hint("backups are made by edits; there is nothing to restore yet")
+    })?;
+    let saved = fs::read(&newest).map_err(io_err(&newest))?;
+    if strip_tools(&saved, u32::MAX, 0).is_err() {
+        return Err(Error::new(
+            ErrorCode::Parse,
+            format!("backup {} is not a valid transcript", newest.display()),
+        )
+        .with_hint("restore was not attempted; inspect the backup by hand"));
+    }
+    let current = fs::read(&path).map_err(io_err(&path))?;
+    let mode = fs::metadata(&path)
+        .map_err(io_err(&path))?
+        .permissions()
+        .mode()
+        & 0o7777;
+    let replaced = backup_name(&path);
+    write_atomic(&replaced, &current, Some(mode))?;
+    if let Err(e) = write_atomic(&path, &saved, Some(mode)) {
+        let _ = fs::remove_file(&replaced);
+        return Err(e);
+    }
+    rotate(&path, keep);
+    Ok(RestoreOutcome {
+        session_id: target.session_id,
+        path,
+        restored_from: newest,
+        replaced_backup: replaced,
+    })
+}
