@@ -88,6 +88,46 @@ export interface ClearPinOptions {
   stateDir?: string
 }
 
+/** Options of `executeClone`. */
+export interface CloneOptions {
+  /** The source: full id, unique prefix, or absent for the most recent. */
+  sessionId?: string
+  agentId?: string
+  stateDir?: string
+  /** Strip tool calls from the copy (absent: copy as is). */
+  toolRemoval?: ToolRemovalOptions
+  customPresets?: Array<CustomPreset>
+  /** Where to write (default `<sessions dir>/<new id>.jsonl`). */
+  outputPath?: string
+  /** Do not register the clone in `sessions.json`. */
+  noRegister?: boolean
+}
+
+/** What `executeClone` did. */
+export interface CloneResult {
+  success: boolean
+  mode: "clone"
+  sourceSessionId: string
+  clonedSessionId: string
+  clonedSessionPath: string
+  /** The `sessions.json` key of the clone (absent with `noRegister`). */
+  sessionKey?: string
+  statistics: CloneStatistics
+}
+
+/** The seed's clone statistics. */
+export interface CloneStatistics {
+  messagesOriginal: number
+  messagesCloned: number
+  toolCallsOriginal: number
+  toolCallsRemoved: number
+  toolCallsTruncated: number
+  toolCallsPreserved: number
+  sizeOriginal: number
+  sizeCloned: number
+  reductionPercent: number
+}
+
 /** A named preset of the caller's. */
 export interface CustomPreset {
   name: string
@@ -225,6 +265,13 @@ export interface EditStatistics {
 
 /** The stable `code` of every error this addon throws or rejects with. */
 export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_REPO_NOT_FOUND' | 'E_SESSION_NOT_FOUND' | 'E_AMBIGUOUS_SESSION' | 'E_NO_SESSIONS' | 'E_AGENT_NOT_FOUND' | 'E_UNKNOWN_PRESET' | 'E_PARSE' | 'E_SESSION_BUSY' | 'E_CONCURRENT_MODIFICATION' | 'E_NO_BACKUP' | 'E_WRITE_FAILED' | 'E_UNSUPPORTED_STORE' | 'E_INTERNAL'
+
+/**
+ * Copies a transcript under a new UUID (header `parentSession` naming the
+ * source), stripped if `toolRemoval` is given, and registers it in
+ * `sessions.json` under OpenClaw's lock unless `noRegister`.
+ */
+export declare function executeClone(options?: CloneOptions | undefined | null): Promise<CloneResult>
 
 /**
  * Strips old tool calls from an OpenClaw transcript in place: under

@@ -844,6 +844,7 @@ module.exports.DEFAULT_SESSION_SELECTION_CONFIG = nativeBinding.DEFAULT_SESSION_
 module.exports.deleteSession = nativeBinding.deleteSession
 module.exports.discoverSessions = nativeBinding.discoverSessions
 module.exports.ErrorCode = nativeBinding.ErrorCode
+module.exports.executeClone = nativeBinding.executeClone
 module.exports.executeEdit = nativeBinding.executeEdit
 module.exports.gatherProjectStatus = nativeBinding.gatherProjectStatus
 module.exports.keywordFallback = nativeBinding.keywordFallback

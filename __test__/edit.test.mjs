@@ -143,3 +143,46 @@ test('killing an edit at random moments 100 times leaves the old or the new tran
   console.log(`# kills: ${outcomes.old} left the old transcript, ${outcomes.new} the new one`);
   assert.ok(outcomes.old + outcomes.new === 100);
 });
+
+test('executeClone: a new transcript registered in sessions.json with everything else kept', async () => {
+  const index = fixture('sessions.json');
+  const source = fixture(`${F8}.jsonl`);
+  const { state, dir } = stateWith({ [`${F8}.jsonl`]: source, 'sessions.json': index });
+  fs.chmodSync(path.join(dir, 'sessions.json'), 0o600);
+  const r = await addon.executeClone({ stateDir: state, sessionId: 'f8c', toolRemoval: { preset: 'extreme' } });
+  assert.equal(r.mode, 'clone');
+  assert.equal(r.sourceSessionId, F8);
+  assert.match(r.clonedSessionId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(r.clonedSessionPath, path.join(dir, `${r.clonedSessionId}.jsonl`));
+  assert.deepEqual([r.statistics.toolCallsRemoved, r.statistics.messagesOriginal], [11, 27]);
+  assert.deepEqual(fs.readFileSync(path.join(dir, `${F8}.jsonl`)), source, 'the source is untouched');
+  const [header, ...rest] = parseAll(fs.readFileSync(r.clonedSessionPath));
+  assert.equal(header.type, 'session');
+  assert.equal(header.id, r.clonedSessionId);
+  assert.equal(header.parentSession, path.join(dir, `${F8}.jsonl`));
+  assert.equal(header.clonedFrom.sessionId, F8);
+  assert.equal(header.cwd, '/home/admin/clawd');
+  assert.ok(rest.length > 0);
+  // sessions.json: every other entry and field as it was, the clone added last.
+  const text = fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8');
+  assert.ok(!text.endsWith('\n'));
+  const before = JSON.parse(index);
+  const after = JSON.parse(text);
+  assert.equal(text, JSON.stringify(after, null, 2));
+  assert.deepEqual(Object.keys(after), [...Object.keys(before), r.sessionKey]);
+  for (const k of Object.keys(before)) assert.deepEqual(after[k], before[k]);
+  assert.deepEqual(Object.keys(after['agent:main:main']), Object.keys(before['agent:main:main']), 'field order kept');
+  assert.deepEqual(Object.keys(after[r.sessionKey]), ['sessionId', 'updatedAt', 'sessionFile', 'displayName']);
+  assert.equal(after[r.sessionKey].sessionId, r.clonedSessionId);
+  assert.equal(fs.statSync(path.join(dir, 'sessions.json')).mode & 0o777, 0o600);
+  const listed = await addon.listTranscripts({ stateDir: state });
+  assert.deepEqual(listed.find((t) => t.sessionId === r.clonedSessionId).sessionKeys, [r.sessionKey]);
+  // noRegister leaves the index byte-identical; an output path elsewhere needs it.
+  const out = path.join(tempDir('osi-out-'), 'copy.jsonl');
+  const plain = await addon.executeClone({ stateDir: state, sessionId: F8, outputPath: out, noRegister: true });
+  assert.equal(fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8'), text);
+  assert.equal(plain.statistics.toolCallsRemoved, 0);
+  assert.equal(Object.hasOwn(plain, 'sessionKey'), false);
+  assert.deepEqual(parseAll(fs.readFileSync(out)).slice(1), parseAll(source).slice(1), 'a plain copy keeps every entry');
+  await assert.rejects(addon.executeClone({ stateDir: state, sessionId: F8, outputPath: path.join(tempDir(), 'x.jsonl') }), (e) => e.code === 'E_INVALID_ARGUMENT');
+});

@@ -388,3 +388,129 @@ pub fn restore_from_backup(
         },
     ))
 }
+
+/// Options of `executeClone`.
+#[napi(object)]
+#[derive(Default)]
+pub struct CloneOptions {
+    /// The source: full id, unique prefix, or absent for the most recent.
+    pub session_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub state_dir: Option<String>,
+    /// Strip tool calls from the copy (absent: copy as is).
+    pub tool_removal: Option<ToolRemovalOptions>,
+    pub custom_presets: Option<Vec<CustomPreset>>,
+    /// Where to write (default `<sessions dir>/<new id>.jsonl`).
+    pub output_path: Option<String>,
+    /// Do not register the clone in `sessions.json`.
+    pub no_register: Option<bool>,
+}
+
+/// The seed's clone statistics.
+#[napi(object)]
+pub struct CloneStatistics {
+    pub messages_original: u32,
+    pub messages_cloned: u32,
+    pub tool_calls_original: u32,
+    pub tool_calls_removed: u32,
+    pub tool_calls_truncated: u32,
+    pub tool_calls_preserved: u32,
+    pub size_original: f64,
+    pub size_cloned: f64,
+    pub reduction_percent: f64,
+}
+
+/// What `executeClone` did.
+#[napi(object)]
+pub struct CloneResult {
+    pub success: bool,
+    #[napi(ts_type = "\"clone\"")]
+    pub mode: String,
+    pub source_session_id: String,
+    pub cloned_session_id: String,
+    pub cloned_session_path: String,
+    /// The `sessions.json` key of the clone (absent with `noRegister`).
+    pub session_key: Option<String>,
+    pub statistics: CloneStatistics,
+}
+
+fn clone_result(o: session_intel_core::openclaw::edit::CloneOutcome) -> CloneResult {
+    let s = &o.stats;
+    let reduction = if o.size_original > 0 {
+        (o.size_original as f64 - o.size_cloned as f64) / o.size_original as f64 * 100.0
+    } else {
+        0.0
+    };
+    CloneResult {
+        success: true,
+        mode: "clone".into(),
+        source_session_id: o.source_session_id,
+        cloned_session_id: o.cloned_session_id,
+        cloned_session_path: o.path.to_string_lossy().into_owned(),
+        session_key: o.session_key,
+        statistics: CloneStatistics {
+            messages_original: s.messages_original,
+            messages_cloned: s.messages_after,
+            tool_calls_original: s.tool_calls_original,
+            tool_calls_removed: s.tool_calls_removed,
+            tool_calls_truncated: s.tool_calls_truncated,
+            tool_calls_preserved: s.tool_calls_preserved,
+            size_original: o.size_original as f64,
+            size_cloned: o.size_cloned as f64,
+            reduction_percent: (reduction * 10.0).round() / 10.0,
+        },
+    }
+}
+
+/// Copies a transcript under a new UUID (header `parentSession` naming the
+/// source), stripped if `toolRemoval` is given, and registers it in
+/// `sessions.json` under OpenClaw's lock unless `noRegister`.
+#[napi(catch_unwind, ts_return_type = "Promise<CloneResult>")]
+pub fn execute_clone(
+    options: Option<CloneOptions>,
+) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::CloneOutcome, CloneResult>> {
+    use session_intel_core::openclaw::{edit, strip};
+    let o = options.unwrap_or_default();
+    let target = TranscriptOptions {
+        agent_id: o.agent_id.clone(),
+        state_dir: o.state_dir.clone(),
+        limit: None,
+    };
+    let custom: Vec<strip::Preset> = o
+        .custom_presets
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| strip::Preset {
+            name: p.name,
+            keep_turns_with_tools: p.keep_turns_with_tools,
+            truncate_percent: p.truncate_percent,
+        })
+        .collect();
+    let removal = o.tool_removal;
+    let session = o.session_id;
+    let output = o.output_path.map(std::path::PathBuf::from);
+    let no_register = o.no_register.unwrap_or(false);
+    AsyncTask::new(CoreTask::new(
+        move || {
+            let strip = match removal {
+                Some(r) => Some(strip::resolve_settings(
+                    r.preset.as_deref(),
+                    r.keep_turns_with_tools,
+                    r.truncate_percent,
+                    &custom,
+                )?),
+                None => None,
+            };
+            edit::execute_clone(
+                &open(&target)?,
+                &edit::CloneRequest {
+                    session,
+                    strip,
+                    output,
+                    no_register,
+                },
+            )
+        },
+        clone_result,
+    ))
+}

@@ -328,3 +328,129 @@ pub fn restore_from_backup(
         replaced_backup: replaced,
     })
 }
+
+/// What to clone and where.
+#[derive(Debug, Clone)]
+pub struct CloneRequest {
+    pub session: Option<String>,
+    /// Strip with these settings, or copy as is.
+    pub strip: Option<(u32, u32)>,
+    /// Where to write (default `<sessions dir>/<new id>.jsonl`).
+    pub output: Option<PathBuf>,
+    /// Leave `sessions.json` alone.
+    pub no_register: bool,
+}
+
+/// What a clone did.
+#[derive(Debug, Clone)]
+pub struct CloneOutcome {
+    pub source_session_id: String,
+    pub cloned_session_id: String,
+    pub path: PathBuf,
+    /// The `sessions.json` key it was registered under.
+    pub session_key: Option<String>,
+    pub size_original: u64,
+    pub size_cloned: u64,
+    /// What stripping did (all tool calls preserved for a plain copy).
+    pub stats: super::strip::StripStats,
+}
+
+/// Writes a copy of a transcript under a new UUID (header `parentSession`
+/// naming the source, `clonedFrom` recording it), stripped if asked, and
+/// registers it in `sessions.json` under OpenClaw's lock, every other entry
+/// and field kept as it was.
+pub fn execute_clone(agent: &AgentSessions, req: &CloneRequest) -> Result<CloneOutcome> {
+    let source = resolve_transcript(agent, req.session.as_deref())?;
+    let bytes = fs::read(&source.path).map_err(|e| {
+        Error::new(
+            ErrorCode::SessionNotFound,
+            format!("cannot read {}: {e}", source.path.display()),
+        )
+    })?;
+    // Only whole lines: the source may be being written.
+    let whole = &bytes[..bytes
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| p + 1)];
+    let (keep, pct) = req.strip.unwrap_or((u32::MAX, 0));
+    let stripped = strip_tools(whole, keep, pct)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    let path = req
+        .output
+        .clone()
+        .unwrap_or_else(|| agent.dir.join(format!("{id}.jsonl")));
+    let inside =
+        path.parent().and_then(|p| fs::canonicalize(p).ok()) == fs::canonicalize(&agent.dir).ok();
+    if !req.no_register && !inside {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{} is outside the sessions dir, where OpenClaw would not load it",
+                path.display()
+            ),
+        )
+        .with_hint("write into the agent's sessions dir, or pass noRegister"));
+    }
+    if path.exists() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{} already exists", path.display()),
+        )
+        .with_hint("choose another output path"));
+    }
+    // The new header: same session settings, new identity, its origin.
+    let mut lines = stripped.bytes.splitn(2, |&b| b == b'\n');
+    let mut header: serde_json::Value = serde_json::from_slice(lines.next().unwrap_or_default())
+        .map_err(|e| Error::new(ErrorCode::Parse, e.to_string()))?;
+    let now = chrono::Utc::now();
+    header["id"] = id.clone().into();
+    header["timestamp"] = now
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        .into();
+    header["parentSession"] = source.path.to_string_lossy().into_owned().into();
+    header["clonedFrom"] =
+        serde_json::json!({ "sessionId": source.session_id, "clonedAt": header["timestamp"] });
+    let mut out =
+        serde_json::to_vec(&header).map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+    out.push(b'\n');
+    out.extend_from_slice(lines.next().unwrap_or_default());
+    let mode = fs::metadata(&source.path)
+        .map(|m| m.permissions().mode() & 0o7777)
+        .unwrap_or(0o600);
+    write_atomic(&path, &out, Some(mode))?;
+    let session_key = if req.no_register {
+        None
+    } else {
+        let key = format!("agent:{}:clone:{id}", agent.agent_id);
+        let registered =
+            crate::fs_safe::json_file::update_json(&agent.dir.join("sessions.json"), |doc| {
+                let mut entry = serde_json::Map::new();
+                entry.insert("sessionId".into(), id.clone().into());
+                entry.insert("updatedAt".into(), now.timestamp_millis().into());
+                entry.insert(
+                    "sessionFile".into(),
+                    path.to_string_lossy().into_owned().into(),
+                );
+                entry.insert(
+                    "displayName".into(),
+                    format!("clone of {}", source.session_id).into(),
+                );
+                doc.insert(key.clone(), serde_json::Value::Object(entry));
+                (true, ())
+            });
+        if let Err(e) = registered {
+            let _ = fs::remove_file(&path);
+            return Err(e);
+        }
+        Some(key)
+    };
+    Ok(CloneOutcome {
+        source_session_id: source.session_id,
+        cloned_session_id: id,
+        size_original: bytes.len() as u64,
+        size_cloned: out.len() as u64,
+        stats: stripped.stats,
+        session_key,
+        path,
+    })
+}
