@@ -95,7 +95,9 @@ test('an appender writing every few ms during 200 edits loses no line', async ()
   appender.stdout.on('data', (d) => (out += d));
   let folded = 0;
   let written = 0;
-  for (let i = 0; i < 200; i++) {
+  // At least 200 edits, and for at least 1.5 s so the appender gets going.
+  const started = Date.now();
+  for (let i = 0; i < 200 || Date.now() - started < 1500; i++) {
     const r = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
     folded += r.appendedLinesKept;
     if (r.changed) written++;

@@ -219,3 +219,42 @@ export function generateCorpus({ dir, repo = '/home/dev/projects/webshop', sessi
   fs.writeFileSync(path.join(stateDir, 'agents', 'main', 'claude-code-sessions.json'), JSON.stringify(registry, null, 2));
   return { claudeDir, stateDir, repo, projectDir, sessions: written, bytes: written.reduce((a, s) => a + s.bytes, 0) };
 }
+
+/**
+ * An OpenClaw v3 transcript of about `totalBytes`: turns of a user prompt,
+ * one to four tool calls (exec, read, web_search) with results from a few
+ * hundred bytes to 200 KB, thinking, and a text reply.
+ */
+export function generateOpenclawTranscript({ file, totalBytes = 50 * 2 ** 20, seed = 7 }) {
+  const g = new Gen(seed);
+  const fd = fs.openSync(file, 'w');
+  let bytes = 0;
+  const write = (o) => {
+    const s = `${JSON.stringify(o)}\n`;
+    fs.writeSync(fd, s);
+    bytes += Buffer.byteLength(s);
+  };
+  write({ type: 'session', version: 3, id: g.uuid(), timestamp: g.tick(0), cwd: '/home/dev/webshop' });
+  let parent = null;
+  const entry = (o) => {
+    const id = g.hex(8);
+    write({ ...o, id, parentId: parent, timestamp: g.tick(g.int(100, 5000)) });
+    parent = id;
+  };
+  entry({ type: 'model_change', provider: 'anthropic', modelId: 'claude-opus-4-6' });
+  let turn = 0;
+  while (bytes < totalBytes) {
+    entry({ type: 'message', message: { role: 'user', content: [{ type: 'text', text: g.pick(PROMPTS) }], timestamp: g.clock } });
+    for (let c = 0; c < g.int(1, 4); c++) {
+      const id = `toolu_${g.hex(24)}`;
+      const name = g.pick(['exec', 'read', 'web_search']);
+      entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'thinking', thinking: g.words(40), thinkingSignature: g.hex(64) }, { type: 'toolCall', id, name, arguments: { command: `cat src/${g.pick(WORDS)}.ts`, path: `src/${g.pick(WORDS)}.ts` } }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-opus-4-6', usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 120 }, stopReason: 'toolUse', timestamp: g.clock } });
+      const size = g.r() < 0.05 ? g.int(50_000, 200_000) : g.int(300, 8_000);
+      entry({ type: 'message', message: { role: 'toolResult', toolCallId: id, toolName: name, content: [{ type: 'text', text: g.text(size) }], isError: false, timestamp: g.clock } });
+    }
+    entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: g.words(60) }], stopReason: 'stop', timestamp: g.clock } });
+    turn++;
+  }
+  fs.closeSync(fd);
+  return { bytes, turns: turn };
+}

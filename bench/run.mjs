@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { generateCorpus } from './corpus.mjs';
+import { generateCorpus, generateOpenclawTranscript } from './corpus.mjs';
 import { makeGitRepo } from './git-repo.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -124,6 +124,29 @@ for (const files of [6000, 60000]) {
   statusRows.push({ files, ...both, gitMs: gitStatus.ms, partMs: part.medianMs });
 }
 
+// The context cleaner on a 50 MB OpenClaw transcript, against cp.
+const editDir = path.join(here, '.corpus', 'openclaw-edit');
+const sessions = path.join(editDir, 'state', 'agents', 'main', 'sessions');
+const source = path.join(editDir, 'source.jsonl');
+if (!fs.existsSync(source)) {
+  fs.mkdirSync(sessions, { recursive: true });
+  generateOpenclawTranscript({ file: source, totalBytes: 50 * 2 ** 20 });
+}
+const editRuns = [];
+for (let i = 0; i < RUNS; i++) {
+  fs.rmSync(sessions, { recursive: true, force: true });
+  fs.mkdirSync(sessions, { recursive: true });
+  fs.copyFileSync(source, path.join(sessions, 'bench.jsonl'));
+  const t = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', node, path.join(here, 'edit-once.mjs'), path.join(editDir, 'state'), 'default'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`edit failed: ${r.stderr}`);
+  editRuns.push({ ...JSON.parse(r.stdout), processMs: performance.now() - t, rss: Number(r.stderr.trim().split('\n').pop()) });
+}
+editRuns.sort((a, b) => a.editMs - b.editMs);
+const edit = editRuns[Math.floor(RUNS / 2)];
+const copy = measure('cp', [source, path.join(editDir, 'copy.jsonl')]);
+const editBytes = fs.statSync(source).size;
+
 const f = (ms) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 const x = (a, b) => `${(a / b).toFixed(1)}x`;
 const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
@@ -138,6 +161,7 @@ const rows = [
   ['wc -l, same files', f(wc.ms), ''],
   ['peak RSS: addon on 1/4 corpus / full corpus', `${mb(small.maxRssKb)} / ${mb(addon.maxRssKb)}`, `bare node + addon ${mb(bare.maxRssKb)}; reference port ${mb(reference.maxRssKb)}, ccusage ${mb(cc.maxRssKb)}`],
   ['token totals equal to ccusage', `${ourSessions.length - mismatches}/${ourSessions.length} sessions`, mismatches ? 'MISMATCH' : 'ok'],
+  [`executeEdit, ${(editBytes / 2 ** 20).toFixed(0)} MB transcript, default preset`, f(edit.editMs), `cp of the same file ${f(copy.ms)}: ${x(edit.editMs, copy.ms)} (target <= 3x); ${edit.removed} tool calls removed; peak RSS ${mb(edit.rss)}`],
   ...statusRows.flatMap((r) => [
     [`gatherProjectStatus, ${r.files} files, 1000 commits`, f(r.oursMs), `reference approach ${f(r.referenceMs)} = ${x(r.referenceMs, r.oursMs)} slower (target >= 3x)`],
     ['  of which git status', f(r.partMs), `git status --short ${f(r.gitMs)}: ${x(r.partMs, r.gitMs)} (target <= 1.5x)`],

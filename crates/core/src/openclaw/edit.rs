@@ -154,9 +154,14 @@ pub fn execute_edit(agent: &AgentSessions, req: &EditRequest) -> Result<EditOutc
         )
     })?;
     let meta = file.metadata().map_err(io_err(&path))?;
-    let mut original = Vec::with_capacity(meta.len() as usize);
-    std::io::Read::read_to_end(&mut &file, &mut original).map_err(io_err(&path))?;
-    let strip = strip_tools(&original, req.keep_turns_with_tools, req.truncate_percent)?;
+    // SAFETY (mapped, not copied): we hold OpenClaw's lock, and OpenClaw only
+    // appends to a transcript it does not hold the lock for.
+    let map = (meta.len() > 0)
+        .then(|| unsafe { memmap2::Mmap::map(&file) })
+        .transpose()
+        .map_err(io_err(&path))?;
+    let original: &[u8] = map.as_deref().unwrap_or_default();
+    let strip = strip_tools(original, req.keep_turns_with_tools, req.truncate_percent)?;
     let mut outcome = EditOutcome {
         session_id: target.session_id.clone(),
         path: path.clone(),
@@ -172,8 +177,16 @@ pub fn execute_edit(agent: &AgentSessions, req: &EditRequest) -> Result<EditOutc
         return Ok(outcome);
     }
     let mode = meta.permissions().mode() & 0o7777;
+    // The backup is the original file itself: a hard link to the inode we
+    // read, which the atomic replace below detaches from the live name.
+    // No copy is written (a copy is the fallback where links fail).
     let backup = backup_name(&path);
-    write_atomic(&backup, &original, Some(mode))?;
+    let linked = fs::hard_link(&path, &backup).is_ok()
+        && fs::metadata(&backup).map(|m| m.ino()).ok() == Some(meta.ino());
+    if !linked {
+        let _ = fs::remove_file(&backup);
+        write_atomic(&backup, original, Some(mode))?;
+    }
     match replace(&path, &file, original.len() as u64, mode, &mut outcome) {
         Ok(()) => {
             outcome.backup_path = Some(backup);

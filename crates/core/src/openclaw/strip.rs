@@ -12,6 +12,7 @@
 //! such a file). Applying the same settings twice changes nothing.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::json_scan::{as_str, field, field_start, Elements, Fields};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -147,63 +148,98 @@ fn truncate_strings(v: &mut Value) -> bool {
     }
 }
 
+/// One line: the few facts the edit needs, read without parsing the line
+/// (tool output, the bulk of a transcript, is never parsed unless it is
+/// changed), and the parsed value once something has to change.
 struct Line<'a> {
     raw: &'a [u8],
+    kind: Option<String>,
+    id: Option<String>,
+    parent: Option<String>,
+    role: Option<String>,
+    calls: Vec<String>,
+    result_for: Option<String>,
+    refers: bool,
     value: Option<Value>,
     deleted: bool,
     changed: bool,
 }
 
-impl Line<'_> {
+impl<'a> Line<'a> {
+    fn read(raw: &'a [u8]) -> Line<'a> {
+        let mut line = Line {
+            raw,
+            kind: None,
+            id: None,
+            parent: None,
+            role: None,
+            calls: Vec::new(),
+            result_for: None,
+            refers: false,
+            value: None,
+            deleted: false,
+            changed: false,
+        };
+        let text = |v: &[u8]| as_str(v).map(|s| s.into_owned());
+        let mut message = None;
+        for (key, value) in Fields::new(raw) {
+            match key {
+                b"type" => line.kind = text(value),
+                b"id" => line.id = text(value),
+                b"parentId" => line.parent = text(value),
+                b"message" => message = Some(value),
+                k if REFERENCE_FIELDS.iter().any(|f| f.as_bytes() == k) => line.refers = true,
+                _ => {}
+            }
+        }
+        if let (Some("message"), Some(m)) = (line.kind.as_deref(), message) {
+            line.role = field(m, b"role").and_then(text);
+            line.result_for = field(m, b"toolCallId")
+                .or_else(|| field(m, b"toolUseId"))
+                .and_then(text);
+            if line.role.as_deref() == Some("assistant") {
+                for block in field_start(m, b"content")
+                    .map(Elements::new)
+                    .into_iter()
+                    .flatten()
+                {
+                    let kind = field(block, b"type").and_then(text);
+                    if kind.as_deref().is_some_and(|t| CALL_TYPES.contains(&t)) {
+                        line.calls.extend(field(block, b"id").and_then(text));
+                    }
+                }
+            }
+        }
+        line
+    }
+
     fn id(&self) -> Option<&str> {
-        self.value.as_ref()?.get("id")?.as_str()
+        self.id.as_deref()
     }
     fn role(&self) -> Option<&str> {
-        let v = self.value.as_ref()?;
-        (v["type"] == "message")
-            .then(|| v["message"]["role"].as_str())
-            .flatten()
+        self.role.as_deref()
     }
     fn call_ids(&self) -> Vec<String> {
-        let Some(v) = &self.value else {
-            return Vec::new();
-        };
-        v["message"]["content"]
-            .as_array()
-            .map(|blocks| {
-                blocks
-                    .iter()
-                    .filter(|b| b["type"].as_str().is_some_and(|t| CALL_TYPES.contains(&t)))
-                    .filter_map(|b| b["id"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.calls.clone()
     }
     fn result_id(&self) -> Option<String> {
-        let m = &self.value.as_ref()?["message"];
-        m["toolCallId"]
-            .as_str()
-            .or(m["toolUseId"].as_str())
-            .map(str::to_owned)
+        self.result_for.clone()
+    }
+    /// The parsed line, parsed now if it was not yet.
+    fn value_mut(&mut self) -> Option<&mut Value> {
+        if self.value.is_none() {
+            self.value = serde_json::from_slice(self.raw).ok();
+        }
+        self.value.as_mut()
     }
 }
 
 /// Strips `bytes` (a whole transcript) with `keep` turns-with-tools and
 /// `truncate_percent`.
 pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<StripOutput> {
-    let mut lines: Vec<Line<'_>> = bytes
-        .split(|&b| b == b'\n')
-        .map(|raw| Line {
-            raw,
-            value: serde_json::from_slice(raw).ok(),
-            deleted: false,
-            changed: false,
-        })
-        .collect();
-    let header_ok = lines
-        .first()
-        .and_then(|l| l.value.as_ref())
-        .is_some_and(|v| v["type"] == "session");
+    let mut lines: Vec<Line<'_>> = bytes.split(|&b| b == b'\n').map(Line::read).collect();
+    let header_ok = lines[0].kind.as_deref() == Some("session")
+        && serde_json::from_slice::<Value>(lines[0].raw).is_ok();
     if !header_ok {
         return Err(Error::new(
             ErrorCode::Parse,
@@ -232,14 +268,18 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
     let kept = (keep as usize).min(tool_turns.len());
     let removed_turns = tool_turns.len() - kept;
     let truncated_turns = kept * truncate_percent as usize / 100;
-    let zone_of = |t: usize| -> &'static str {
-        match tool_turns.iter().position(|x| *x == t) {
-            None => "none",
-            Some(p) if p < removed_turns => "removed",
-            Some(p) if p < removed_turns + truncated_turns => "truncated",
-            Some(_) => "preserved",
-        }
-    };
+    // Zone of every turn, computed once.
+    let mut zones: Vec<&'static str> = vec!["none"; turn_count];
+    for (p, t) in tool_turns.iter().enumerate() {
+        zones[*t] = if p < removed_turns {
+            "removed"
+        } else if p < removed_turns + truncated_turns {
+            "truncated"
+        } else {
+            "preserved"
+        };
+    }
+    let zone_of = |t: usize| zones[t];
 
     let mut stats = StripStats {
         messages_original: lines.iter().filter(|l| l.role().is_some()).count() as u32,
@@ -264,7 +304,14 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         }
         let role = lines[i].role().map(str::to_owned);
         let (mut changed, mut delete) = (false, false);
-        let Some(v) = lines[i].value.as_mut() else {
+        let needs_value = matches!(
+            (role.as_deref(), zone),
+            (Some("assistant"), _) | (Some("toolResult"), "truncated")
+        );
+        if !needs_value {
+            continue;
+        }
+        let Some(v) = lines[i].value_mut() else {
             continue;
         };
         let content = &mut v["message"]["content"];
@@ -350,7 +397,7 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         {
             l.deleted = false;
             l.changed = true;
-            if let Some(v) = l.value.as_mut() {
+            if let Some(v) = l.value_mut() {
                 v["message"]["content"] = json!([{"type": "text", "text": KEPT_ASSISTANT_NOTE}]);
             }
         }
@@ -359,12 +406,7 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
     // Re-link around deleted entries.
     let parent_of: HashMap<String, Option<String>> = lines
         .iter()
-        .filter_map(|l| {
-            Some((
-                l.id()?.to_owned(),
-                l.value.as_ref()?["parentId"].as_str().map(str::to_owned),
-            ))
-        })
+        .filter_map(|l| Some((l.id()?.to_owned(), l.parent.clone())))
         .collect();
     let deleted: HashSet<String> = lines
         .iter()
@@ -404,14 +446,19 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .filter_map(|(i, l)| Some((l.id()?.to_owned(), i)))
         .collect();
     for l in lines.iter_mut().skip(1).filter(|l| !l.deleted) {
-        let Some(v) = l.value.as_mut() else { continue };
+        let parent_gone = l.parent.as_ref().is_some_and(|p| deleted.contains(p));
+        if !parent_gone && !l.refers {
+            continue;
+        }
+        let mut changed = false;
+        let Some(v) = l.value_mut() else { continue };
         if let Some(p) = v["parentId"]
             .as_str()
             .filter(|p| deleted.contains(*p))
             .map(str::to_owned)
         {
             v["parentId"] = relinked[&p].clone().map_or(Value::Null, Value::String);
-            l.changed = true;
+            changed = true;
         }
         for field in REFERENCE_FIELDS {
             if let Some(target) = v
@@ -424,9 +471,10 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
                     .clone()
                     .or_else(|| next_surviving[position[&target]].clone());
                 v[field] = replacement.map_or(Value::Null, Value::String);
-                l.changed = true;
+                changed = true;
             }
         }
+        l.changed |= changed;
     }
 
     // Write: untouched lines as they were.
@@ -451,17 +499,19 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .iter()
         .filter(|l| !l.deleted && l.role().is_some())
         .count() as u32;
+    let mut bounds: Vec<(usize, usize)> = vec![(usize::MAX, 0); turn_count];
+    for (i, t) in turn_of.iter().enumerate() {
+        let b = &mut bounds[*t as usize];
+        b.0 = b.0.min(i);
+        b.1 = b.1.max(i);
+    }
     let turns = (0..turn_count)
-        .map(|t| {
-            let first = turn_of.iter().position(|x| *x as usize == t).unwrap_or(0);
-            let last = turn_of.iter().rposition(|x| *x as usize == t).unwrap_or(0);
-            TurnReport {
-                turn_index: t as u32,
-                first_line: first as u32 + 1,
-                last_line: last as u32 + 1,
-                tool_calls: calls_in_turn[t],
-                zone: zone_of(t),
-            }
+        .map(|t| TurnReport {
+            turn_index: t as u32,
+            first_line: bounds[t].0.min(bounds[t].1) as u32 + 1,
+            last_line: bounds[t].1 as u32 + 1,
+            tool_calls: calls_in_turn[t],
+            zone: zone_of(t),
         })
         .collect();
     Ok(StripOutput {
