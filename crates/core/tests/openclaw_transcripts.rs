@@ -208,3 +208,33 @@ fn counts_what_a_transcript_holds() {
         (1, 1, 1)
     );
 }
+
+#[test]
+fn session_files_outside_the_sessions_dir_are_ignored() {
+    let (_dir, state) = state();
+    let agent = AgentSessions::open(&state, "main").unwrap();
+    let outside = state.join("outside.jsonl");
+    fs::write(&outside, "{}\n").unwrap();
+    fs::write(
+        agent.dir.join("sessions.json"),
+        format!(
+            r#"{{"agent:main:a": {{"sessionId": "f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1", "updatedAt": 1, "sessionFile": "../../../outside.jsonl"}},
+               "agent:main:b": {{"sessionId": "1b975ccf-9dbe-4f4e-9d2b-8abe12178979", "updatedAt": 2, "sessionFile": "{}"}}}}"#,
+            agent.dir.join("1b975ccf-9dbe-4f4e-9d2b-8abe12178979.jsonl").display()
+        ),
+    )
+    .unwrap();
+    let list = list_transcripts(&agent).unwrap();
+    assert!(list.iter().all(|t| t.path.starts_with(&agent.dir)));
+    // The escaping entry falls back to <sessionId>.jsonl inside the dir, as OpenClaw does.
+    let f8 = list
+        .iter()
+        .find(|t| t.session_id.starts_with("f8c3"))
+        .unwrap();
+    assert_eq!(f8.session_keys, ["agent:main:a"]);
+    let b = list
+        .iter()
+        .find(|t| t.session_id.starts_with("1b97"))
+        .unwrap();
+    assert_eq!(b.session_keys, ["agent:main:b"]);
+}
