@@ -1,79 +1,315 @@
 #!/usr/bin/env node
-// occ: the command line over openclaw-session-intel.
-//   occ cc sessions [repo] [--json]   Claude Code sessions of a repository
+// occ: the OpenClaw context cleaner and Claude Code session tools, over the
+// openclaw-session-intel addon. Results on stdout (--json: the addon's result
+// objects as they are), errors on stderr with a hint, distinct exit codes.
 
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const EXIT = { E_INVALID_ARGUMENT: 2, E_SESSION_NOT_FOUND: 3, E_REPO_NOT_FOUND: 3, E_AMBIGUOUS_SESSION: 4, E_SESSION_BUSY: 5 };
+/** The addon, loaded only by commands that need it. */
+const addon = () => require('../index.js');
 
-const USAGE = `usage: occ cc sessions [repo] [--json]
+/** Exit codes by error code. */
+const EXIT = {
+  E_INVALID_ARGUMENT: 2, E_UNKNOWN_PRESET: 2, E_PARSE: 2,
+  E_SESSION_NOT_FOUND: 3, E_AGENT_NOT_FOUND: 3, E_NO_SESSIONS: 3, E_NO_BACKUP: 3, E_REPO_NOT_FOUND: 3,
+  E_AMBIGUOUS_SESSION: 4,
+  E_SESSION_BUSY: 5, E_CONCURRENT_MODIFICATION: 5,
+  E_UNSUPPORTED_STORE: 6,
+};
 
-  cc sessions [repo]   list the Claude Code sessions of a repository (default: .)
-  --json               print the result objects as JSON
-  --help               show this help`;
+const QUICKSTART = `occ - OpenClaw Context Cleaner
 
-function relative(date, now = Date.now()) {
-  const s = Math.max(0, Math.round((now - date.getTime()) / 1000));
+WHEN TO USE:
+  Running low on context? Clean up old tool calls to keep working.
+
+PRESETS:
+  default     Keep 20 recent turns with tools, truncate half
+  aggressive  Keep 10 recent turns, truncate half
+  extreme     Remove all tool calls
+
+COMMON COMMANDS:
+  occ edit --strip-tools           Edit current session (auto-detect)
+  occ edit abc123 --strip-tools    Edit specific session
+  occ clone <id> --strip-tools     Clone instead of edit
+  occ list                         Show available sessions
+  occ info <id>                    Analyze session before cleaning
+  occ restore <id>                 Undo last edit from backup
+
+FLAGS:
+  --json       Machine-readable output
+  --verbose    Detailed statistics
+  --help       Full documentation`;
+
+const HELP = `usage: occ <command> [options]
+
+OpenClaw transcripts (agent from --agent, $OCC_AGENT, the config file, else "main"):
+  occ list [-n <count>]                       sessions of the agent, newest first
+  occ info <id>                               what a session holds
+  occ edit [id] --strip-tools[=<preset>]      strip old tool calls in place (backup first)
+      [--dry-run] [--verbose]
+  occ clone <id> [--strip-tools[=<preset>]]   copy into a new session
+      [-o <path>] [--no-register]
+  occ restore <id>                            undo the last edit from its backup
+
+Claude Code sessions of a repository (default: the current directory):
+  occ cc sessions [repo]                      sessions, newest first
+  occ cc status [repo]                        the pre-flight project briefing
+  occ cc select "<task>" [repo]               resume or fresh for a task
+
+Options:
+  --agent <id>        agent id                 --state-dir <dir>   OpenClaw state dir
+  --json              result objects as JSON   --verbose           more detail
+  --quickstart        a short guide            --help              this text
+
+Ids may be unique prefixes; without an id, edit takes the most recent session.
+Presets: default (keep 20 turns with tools, truncate half), aggressive (10), extreme (0),
+or your own in occ.config.json / .occrc: {"agent", "stateDir", "preset", "presets": {name: {keepTurnsWithTools, truncatePercent}}}.
+Precedence: flags > $OCC_AGENT, $OCC_STATE_DIR, $OCC_PRESET > config file > defaults.
+
+Exit codes: 0 ok, 1 internal, 2 invalid input or unreadable transcript, 3 not found, 4 ambiguous id, 5 busy, 6 unsupported store.`;
+
+class UsageError extends Error {
+  constructor(message, hint) {
+    super(message);
+    this.code = 'E_INVALID_ARGUMENT';
+    this.hint = hint ?? "run 'occ --help' for usage";
+  }
+}
+
+/** argv → { positional, flags }. */
+function parseArgs(argv) {
+  const flags = {};
+  const positional = [];
+  const takesValue = new Set(['--agent', '--state-dir', '-n', '-o']);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('-') && a !== '-') {
+      const [name, inline] = a.split(/=(.*)/s);
+      if (takesValue.has(name)) {
+        const value = inline ?? argv[++i];
+        if (value === undefined) throw new UsageError(`${name} needs a value`);
+        flags[name] = value;
+      } else if (['--json', '--verbose', '--help', '--quickstart', '--no-register', '--dry-run', '--strip-tools'].includes(name)) {
+        flags[name] = inline ?? true;
+      } else {
+        throw new UsageError(`unknown option ${name}`);
+      }
+    } else {
+      positional.push(a);
+    }
+  }
+  return { positional, flags };
+}
+
+/** The first config file found, parsed; errors name the file. */
+function loadConfig(cwd) {
+  const home = os.homedir();
+  const configHome = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
+  const candidates = [path.join(cwd, 'occ.config.json'), path.join(cwd, '.occrc'), path.join(configHome, 'occ', 'config.json'), path.join(home, '.occrc')];
+  const file = candidates.find((f) => fs.existsSync(f));
+  if (!file) return {};
+  let config;
+  try {
+    config = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`config file ${file} is not valid JSON: ${e.message}`, 'fix or remove the file');
+  }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`config file ${file} must hold a JSON object`, 'fix or remove the file');
+  for (const key of ['agent', 'stateDir', 'preset']) {
+    if (config[key] !== undefined && typeof config[key] !== 'string') throw new UsageError(`config file ${file}: "${key}" must be a string`, 'fix or remove the file');
+  }
+  if (config.presets !== undefined) {
+    if (typeof config.presets !== 'object' || config.presets === null) throw new UsageError(`config file ${file}: "presets" must be an object`, 'fix or remove the file');
+    for (const [name, p] of Object.entries(config.presets)) {
+      if (!Number.isInteger(p?.keepTurnsWithTools) || !Number.isInteger(p?.truncatePercent)) {
+        throw new UsageError(`config file ${file}: preset "${name}" needs integer keepTurnsWithTools and truncatePercent`, 'fix or remove the file');
+      }
+    }
+  }
+  return config;
+}
+
+/** Settings with their precedence: flags > environment > config file > defaults. */
+function settings(flags) {
+  const config = loadConfig(process.cwd());
+  const pick = (flag, env, key, fallback) => flags[flag] ?? process.env[env] ?? config[key] ?? fallback;
+  const stripFlag = flags['--strip-tools'];
+  return {
+    agentId: pick('--agent', 'OCC_AGENT', 'agent', 'main'),
+    stateDir: pick('--state-dir', 'OCC_STATE_DIR', 'stateDir', undefined),
+    preset: typeof stripFlag === 'string' ? stripFlag : process.env.OCC_PRESET ?? config.preset ?? 'default',
+    customPresets: Object.entries(config.presets ?? {}).map(([name, p]) => ({ name, keepTurnsWithTools: p.keepTurnsWithTools, truncatePercent: p.truncatePercent })),
+  };
+}
+
+function ago(date, now = Date.now()) {
+  const s = Math.max(0, Math.round((now - new Date(date).getTime()) / 1000));
   if (s < 60) return `${s}s ago`;
   if (s < 3600) return `${Math.floor(s / 60)}m ago`;
   if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
   return `${Math.floor(s / 86400)}d ago`;
 }
-
-function compact(n) {
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
-  return String(n);
+function size(bytes) {
+  if (bytes >= 2 ** 20) return `${(bytes / 2 ** 20).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${bytes} B`;
 }
-
+const pct = (before, after) => (before > 0 ? Math.round(((before - after) / before) * 100) : 0);
+const compact = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n));
 function table(rows, headers) {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
+const print = (json, value, human) => console.log(json ? JSON.stringify(value, null, 2) : human());
 
-async function ccSessions(repo, json) {
-  const { discoverSessions } = require('../index.js');
-  const sessions = await discoverSessions(repo);
-  if (json) return console.log(JSON.stringify(sessions, null, 2));
-  if (sessions.length === 0) return console.log(`No Claude Code sessions for ${repo}.`);
-  const rows = sessions.map((s) => [
-    s.sessionId.slice(0, 8),
-    s.isRunning ? 'running' : s.source === 'openclaw' ? `openclaw:${s.agentId}` : 'native',
-    s.branch,
-    relative(s.lastModified),
-    s.messageCount,
-    compact(s.contextTokens),
-    s.compactionCount,
-    s.subagentCount,
-    s.title.replace(/\s+/g, ' ').slice(0, 48),
-  ]);
-  console.log(table(rows, ['SESSION', 'SOURCE', 'BRANCH', 'MODIFIED', 'LINES', 'CONTEXT', 'COMPACT', 'AGENTS', 'TITLE']));
-  console.log(`\n${sessions.length} session(s) of ${repo}`);
+function statsLines(s, verbose, turns) {
+  const after = s.messagesAfter ?? s.messagesCloned;
+  const sizeAfter = s.sizeAfter ?? s.sizeCloned;
+  if (!verbose) {
+    return [
+      `  Messages: ${s.messagesOriginal} → ${after} (${pct(s.messagesOriginal, after)}% reduction)`,
+      `  Tool calls: ${s.toolCallsRemoved} removed, ${s.toolCallsTruncated} truncated, ${s.toolCallsPreserved} preserved`,
+      `  Size: ${size(s.sizeOriginal)} → ${size(sizeAfter)} (${Math.round(s.reductionPercent)}% reduction)`,
+    ];
+  }
+  const zone = (z) => (turns ?? []).filter((t) => t.zone === z).map((t) => t.turnIndex);
+  const span = (list) => (list.length ? ` (turns ${list[0]}-${list[list.length - 1]})` : '');
+  return [
+    '', 'Statistics:',
+    `  Messages:     ${s.messagesOriginal} → ${after} (${pct(s.messagesOriginal, after)}% reduction)`,
+    `  Tool calls:   ${s.toolCallsOriginal} total`,
+    `                ${s.toolCallsRemoved} removed (oldest turns)`,
+    `                ${s.toolCallsTruncated} truncated (middle turns)`,
+    `                ${s.toolCallsPreserved} preserved (recent turns)`,
+    `  Size:         ${size(s.sizeOriginal)} → ${size(sizeAfter)} (${Math.round(s.reductionPercent)}% reduction)`,
+    '', 'Turn Analysis:',
+    `  Total turns with tools: ${s.turnsWithToolsTotal ?? zone('removed').length + zone('truncated').length + zone('preserved').length}`,
+    `  Turns removed: ${zone('removed').length}${span(zone('removed'))}`,
+    `  Turns truncated: ${zone('truncated').length}${span(zone('truncated'))}`,
+    `  Turns preserved: ${zone('preserved').length}${span(zone('preserved'))}`,
+    '',
+  ];
 }
 
+const commands = {
+  async list({ positional, flags }, s) {
+    const limit = flags['-n'] === undefined ? undefined : Number(flags['-n']);
+    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new UsageError(`-n takes a positive whole number, not ${flags['-n']}`);
+    if (positional.length) throw new UsageError(`list takes no arguments (got ${positional.join(' ')})`);
+    const list = await addon().listTranscripts({ agentId: s.agentId, stateDir: s.stateDir, limit });
+    print(flags['--json'], list, () => {
+      if (!list.length) return `No sessions for agent ${s.agentId}.`;
+      const rows = list.map((t) => [t.sessionId.slice(0, 8), ago(t.modified), size(t.sizeBytes), t.label ?? t.displayName ?? t.sessionKeys[0] ?? '', flags['--verbose'] ? t.path : '']);
+      return table(rows, ['SESSION', 'MODIFIED', 'SIZE', 'NAME', flags['--verbose'] ? 'PATH' : '']);
+    });
+  },
+  async info({ positional, flags }, s) {
+    const [id] = positional;
+    if (!id) throw new UsageError('info needs a session id', "run 'occ list' to see the session ids");
+    const i = await addon().transcriptInfo(id, { agentId: s.agentId, stateDir: s.stateDir });
+    print(flags['--json'], i, () => [
+      `Session ${i.sessionId}`,
+      `  Path: ${i.path}`,
+      `  Size: ${size(i.sizeBytes)}, modified ${ago(i.modified)}`,
+      `  Messages: ${i.messageCount} (${Object.entries(i.messagesByRole).map(([r, n]) => `${n} ${r}`).join(', ')})`,
+      `  Tool calls: ${i.toolCallCount}, tool results: ${i.toolResultCount}`,
+      `  Turns: ${i.turnCount} (${i.turnsWithTools} with tools), compactions: ${i.compactionCount}`,
+      `  Estimated tokens: ${compact(i.estimatedTokens)}`,
+    ].join('\n'));
+  },
+  async edit({ positional, flags }, s) {
+    if (!flags['--strip-tools']) throw new UsageError('edit needs --strip-tools[=<preset>]', "e.g. 'occ edit --strip-tools' or 'occ edit <id> --strip-tools=aggressive'");
+    const r = await addon().executeEdit({ sessionId: positional[0], agentId: s.agentId, stateDir: s.stateDir, toolRemoval: { preset: s.preset }, customPresets: s.customPresets, dryRun: Boolean(flags['--dry-run']) });
+    print(flags['--json'], r, () => {
+      const head = r.dryRun ? `Dry run (nothing written): ${r.sessionId}` : r.changed ? `✓ Session edited: ${r.sessionId}` : `✓ Nothing to strip: ${r.sessionId}`;
+      const tail = r.backupPath ? [`${flags['--verbose'] ? '' : '  '}Backup: ${r.backupPath}`] : [];
+      return [head, ...statsLines(r.statistics, flags['--verbose'], r.turns), ...tail].join('\n');
+    });
+  },
+  async clone({ positional, flags }, s) {
+    const [id] = positional;
+    if (!id) throw new UsageError('clone needs a session id', "run 'occ list' to see the session ids");
+    const r = await addon().executeClone({
+      sessionId: id, agentId: s.agentId, stateDir: s.stateDir, customPresets: s.customPresets,
+      toolRemoval: flags['--strip-tools'] ? { preset: s.preset } : undefined,
+      outputPath: flags['-o'] ? path.resolve(flags['-o']) : undefined, noRegister: Boolean(flags['--no-register']),
+    });
+    print(flags['--json'], r, () => [`✓ Session cloned: ${r.sourceSessionId} → ${r.clonedSessionId}`, ...statsLines(r.statistics, flags['--verbose']), `  Path: ${r.clonedSessionPath}`, ...(r.sessionKey ? [`  Registered as: ${r.sessionKey}`] : [])].join('\n'));
+  },
+  async restore({ positional, flags }, s) {
+    const [id] = positional;
+    if (!id) throw new UsageError('restore needs a session id', "run 'occ list' to see the session ids");
+    const r = await addon().restoreFromBackup(id, { agentId: s.agentId, stateDir: s.stateDir });
+    print(flags['--json'], r, () => [`✓ Session restored: ${r.sessionId}`, `  From: ${r.restoredFrom}`, `  Previous content kept as: ${r.replacedBackup} (run restore again to undo)`].join('\n'));
+  },
+  async cc({ positional, flags }) {
+    const [sub, ...rest] = positional;
+    if (sub === 'sessions') {
+      const repo = path.resolve(rest[0] ?? '.');
+      const sessions = await addon().discoverSessions(repo);
+      return print(flags['--json'], sessions, () => {
+        if (!sessions.length) return `No Claude Code sessions for ${repo}.`;
+        const rows = sessions.map((x) => [x.sessionId.slice(0, 8), x.isRunning ? 'running' : x.source === 'openclaw' ? `openclaw:${x.agentId}` : 'native', x.branch, ago(x.lastModified), x.messageCount, compact(x.contextTokens), x.compactionCount, x.subagentCount, x.title.replace(/\s+/g, ' ').slice(0, 48)]);
+        return `${table(rows, ['SESSION', 'SOURCE', 'BRANCH', 'MODIFIED', 'LINES', 'CONTEXT', 'COMPACT', 'AGENTS', 'TITLE'])}\n\n${sessions.length} session(s) of ${repo}`;
+      });
+    }
+    if (sub === 'status') {
+      const status = await addon().gatherProjectStatus(path.resolve(rest[0] ?? '.'));
+      return print(flags['--json'], status, () => {
+        const g = status.git;
+        return [
+          `${status.repo.name} (${status.repo.path})${status.repo.isGitRepo ? '' : ' — not a git repository'}`,
+          `  Branch: ${g.currentBranch || '(detached)'}  HEAD: ${g.headCommitSha} ${g.headCommitMessage}`,
+          `  Changes: ${g.stagedChanges.length} staged, ${g.uncommittedChanges.length} unstaged/untracked, ${g.stashCount} stashes`,
+          ...g.recentCommits.slice(0, 5).map((c) => `    ${c.sha} ${c.message} (${c.author}, ${c.date})`),
+          ...(status.github ? [`  GitHub: ${status.github.openPrs.length} open PRs, ${status.github.failingChecks.length} failing checks`] : []),
+          `  Sessions: ${status.sessions.recent.length} recent, ${status.sessions.active.length} running`,
+          `  Docs: ${[status.docs.hasClaudeMd && 'CLAUDE.md', status.docs.hasReadme && 'README.md', status.docs.hasTodo && 'TODO.md', ...status.docs.specFiles.map((f) => `.specs/${f}`)].filter(Boolean).join(', ') || 'none'}`,
+        ].join('\n');
+      });
+    }
+    if (sub === 'select') {
+      const [task, repoArg] = rest;
+      if (!task) throw new UsageError('cc select needs a task', 'occ cc select "fix the webhook retries" [repo]');
+      const repo = path.resolve(repoArg ?? '.');
+      const agent = flags['--agent'] ?? process.env.OCC_AGENT ?? 'main';
+      const status = await addon().gatherProjectStatus(repo, agent);
+      const pick = await addon().selectSession(task, repo, agent, status);
+      return print(flags['--json'], pick, () => [`${pick.action.toUpperCase()}${pick.sessionId ? ` ${pick.sessionId}` : ''}`, `  ${pick.reason}`, ...(pick.scores ?? []).map((x) => `    ${x.sessionId.slice(0, 8)} ${x.score.toFixed(2)} ${x.recommendation}`)].join('\n'));
+    }
+    throw new UsageError(`unknown command "cc ${sub ?? ''}"`.trim(), 'use occ cc sessions|status|select');
+  },
+};
+
 async function main(argv) {
-  const json = argv.includes('--json');
-  const positional = argv.filter((a) => !a.startsWith('-'));
-  if (argv.includes('--help') || positional.length === 0) {
-    console.log(USAGE);
-    return positional.length === 0 && !argv.includes('--help') ? 2 : 0;
+  const parsed = parseArgs(argv);
+  const { positional, flags } = parsed;
+  if (flags['--quickstart']) return console.log(QUICKSTART);
+  if (flags['--help'] || positional.length === 0) {
+    console.log(HELP);
+    return positional.length === 0 && !flags['--help'] ? 2 : 0;
   }
-  const [group, command, target] = positional;
-  if (group === 'cc' && command === 'sessions') {
-    await ccSessions(path.resolve(target ?? '.'), json);
-    return 0;
-  }
-  console.error(`occ: unknown command "${positional.join(' ')}"\n\n${USAGE}`);
-  return 2;
+  const [command, ...rest] = positional;
+  const run = commands[command];
+  if (!run) throw new UsageError(`unknown command "${command}"`);
+  await run({ positional: rest, flags }, command === 'cc' ? {} : settings(flags));
+  return 0;
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => process.exit(code ?? 0),
   (err) => {
-    console.error(`occ: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}`);
+    console.error(`Error: ${err.message}`);
+    if (err.hint) console.error(`Hint: ${err.hint}`);
     process.exit(EXIT[err.code] ?? 1);
   },
 );
