@@ -12,10 +12,15 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const addon = createRequire(import.meta.url)(path.join(root, 'index.js'));
 export const fixtures = path.resolve(root, '..', 'shared', 'fixtures');
 
+const tempDirs = [];
+process.on('exit', () => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 /** A fresh temp directory, removed when the process exits. */
 export function tempDir(prefix = 'osi-') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  tempDirs.push(dir);
   return dir;
 }
 
