@@ -336,10 +336,12 @@ impl TranscriptFacts {
                 self.note_files(content);
             }
         }
-        if let Some(model) = response
-            .model
-            .filter(|m| &**m != "<synthetic>" && !m.is_empty())
-        {
+        // Locally generated lines ("Prompt is too long", usage-limit notices)
+        // carry zero usage: counting them would reset the context to 0.
+        if response.model.as_deref() == Some("<synthetic>") {
+            return;
+        }
+        if let Some(model) = response.model.filter(|m| !m.is_empty()) {
             if !self.models.iter().any(|m| *m == *model) {
                 self.models.push(model.into_owned());
             }
@@ -529,7 +531,11 @@ mod tests {
             r#"{"type":"assistant","message":{"id":"m3","model":"<synthetic>","content":[],"usage":{"input_tokens":0,"output_tokens":0}}}"#,
             "\n",
         ));
-        assert_eq!(f.context_tokens, Some(0));
+        assert_eq!(
+            f.context_tokens,
+            Some(113),
+            "a <synthetic> line is not a response"
+        );
         assert_eq!(f.models, vec!["claude-opus-4-6", "claude-haiku-4-5"]);
         assert_eq!(f.usage.totals().input, 4);
     }
