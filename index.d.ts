@@ -128,6 +128,33 @@ export interface CloneStatistics {
   reductionPercent: number
 }
 
+/**
+ * The context pressure of a Claude Code transcript, from the last
+ * main-chain response near its end (only the tail is read).
+ */
+export declare function contextPressure(options: ContextPressureOptions): Promise<ContextPressure>
+
+/** How full a session's context window is. */
+export interface ContextPressure {
+  /** Whole percentage of the window, 0–100. */
+  percent: number
+  /** Prompt tokens of the last main-chain response. */
+  tokens: number
+  level: "OK" | "WARNING" | "CRITICAL"
+  /** `"context: 72% [WARNING]"`. */
+  line: string
+}
+
+/** What `contextPressure` reads. */
+export interface ContextPressureOptions {
+  /** The Claude Code transcript (the hook input's `transcript_path`). */
+  transcriptPath: string
+  /** Tokens of the model's context window; default 200000. */
+  contextWindow?: number
+  /** Percentage from which the level is `WARNING`; default 70. */
+  threshold?: number
+}
+
 /** A named preset of the caller's. */
 export interface CustomPreset {
   name: string
@@ -289,6 +316,22 @@ export declare function executeEdit(options?: EditOptions | undefined | null): P
  * concurrently. Rejects with `E_REPO_NOT_FOUND` for a path that does not exist.
  */
 export declare function gatherProjectStatus(repoPath: string, agentId?: string | undefined | null, options?: ProjectStatusOptions | undefined | null): Promise<ProjectStatus>
+
+/** One problem of a hook registry. */
+export interface HookRegistryProblem {
+  /** JSON path, e.g. `$.agents[1].hook_settings.hook_mode`. */
+  path: string
+  message: string
+}
+
+/** An agent's resolved hook settings, in the registry's snake_case keys. */
+export interface HookSettings {
+  pane_capture_lines: number
+  context_pressure_threshold: number
+  /** Absent: Claude Code's own auto-compact point. */
+  autocompact_pct?: number
+  hook_mode: "async" | "bidirectional"
+}
 
 /** Header facts of one Claude Code transcript. */
 export interface JsonlHeader {
@@ -520,6 +563,13 @@ export interface RelevancePrompt {
  * long paths, where Claude Code adds a hash suffix).
  */
 export declare function repoPathToSlug(repoPath: string): string
+
+/**
+ * The hook settings of `agentId`: per-agent, else global, else built-in
+ * defaults, field by field. Throws `E_INVALID_ARGUMENT` on an invalid
+ * registry and `E_AGENT_NOT_FOUND` for an agent it does not list.
+ */
+export declare function resolveHookSettings(registry: object, agentId: string): HookSettings
 
 /**
  * Whether this turn resumes, and with which id: every guard of seed 002
@@ -885,3 +935,9 @@ export interface TurnAnalysis {
 
 /** Adds turns and cost to a registry entry after a run (locked, atomic). */
 export declare function updateSessionStats(agentId: string, repoPath: string, stats: SessionStats, label?: string | undefined | null): void
+
+/**
+ * Every unknown key, wrong type, out-of-range value and missing or
+ * duplicate agent id of a hook registry; empty when it is valid.
+ */
+export declare function validateHookRegistry(registry: unknown): Array<HookRegistryProblem>

@@ -8,6 +8,7 @@
 
 mod claude_code;
 mod error;
+mod hooks;
 mod mcp;
 mod project_status;
 mod resume;
@@ -16,6 +17,7 @@ mod transcripts;
 
 pub use claude_code::*;
 pub use error::*;
+pub use hooks::*;
 pub use mcp::*;
 pub use project_status::*;
 pub use resume::*;

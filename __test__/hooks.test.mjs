@@ -1,0 +1,63 @@
+// Hook helpers through the addon: context pressure of real and generated
+// Claude Code transcripts, the hook registry's merge and validation.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { addon, fixtureClaudeDir, tempDir, assistantLine, userLine } from './helpers.mjs';
+
+test('contextPressure agrees with discovery on the fixtures and reports the seed line', async () => {
+  const claude = fixtureClaudeDir();
+  process.env.CLAUDE_CONFIG_DIR = claude;
+  try {
+    const sessions = await addon.discoverSessions('/home/marco/projects/spotter');
+    assert.ok(sessions.length > 0);
+    for (const s of sessions) {
+      const file = path.join(claude, 'projects', '-home-marco-projects-spotter', `${s.sessionId}.jsonl`);
+      const p = await addon.contextPressure({ transcriptPath: file });
+      assert.equal(p.tokens, s.contextTokens, s.sessionId);
+      assert.equal(p.line, `context: ${p.percent}% [${p.level}]`);
+    }
+  } finally {
+    delete process.env.CLAUDE_CONFIG_DIR;
+  }
+});
+
+test('contextPressure levels, window and threshold; coded errors', async () => {
+  const dir = tempDir('osi-hooks-');
+  const file = path.join(dir, 's.jsonl');
+  const lines = [userLine('s', 'hello'), assistantLine('s', 'msg_1', { input_tokens: 2000, cache_read_input_tokens: 142000 })];
+  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  assert.deepEqual(await addon.contextPressure({ transcriptPath: file }), { percent: 72, tokens: 144000, level: 'WARNING', line: 'context: 72% [WARNING]' });
+  assert.equal((await addon.contextPressure({ transcriptPath: file, threshold: 80 })).line, 'context: 72% [OK]');
+  assert.equal((await addon.contextPressure({ transcriptPath: file, threshold: 40 })).level, 'CRITICAL');
+  assert.equal((await addon.contextPressure({ transcriptPath: file, contextWindow: 1_000_000 })).line, 'context: 14% [OK]');
+  await assert.rejects(addon.contextPressure({ transcriptPath: path.join(dir, 'none.jsonl') }), (e) => e.code === 'E_SESSION_NOT_FOUND' && /transcript_path/.test(e.hint));
+  await assert.rejects(addon.contextPressure({ transcriptPath: file, threshold: 0 }), (e) => e.code === 'E_INVALID_ARGUMENT');
+});
+
+const REGISTRY = {
+  hook_settings: { pane_capture_lines: 200, context_pressure_threshold: 60 },
+  agents: [
+    { agent_id: 'gideon', tmux_session_name: 'gideon-cc', hook_settings: { pane_capture_lines: 80, hook_mode: 'bidirectional' } },
+    { agent_id: 'warden', tmux_session_name: 'warden-cc', hook_settings: { autocompact_pct: 75 } },
+  ],
+};
+
+test('resolveHookSettings merges per-agent > global > defaults, in snake_case', () => {
+  assert.deepEqual(addon.resolveHookSettings(REGISTRY, 'gideon'), { pane_capture_lines: 80, context_pressure_threshold: 60, hook_mode: 'bidirectional' });
+  assert.deepEqual(addon.resolveHookSettings(REGISTRY, 'warden'), { pane_capture_lines: 200, context_pressure_threshold: 60, autocompact_pct: 75, hook_mode: 'async' });
+  assert.deepEqual(addon.resolveHookSettings({ agents: [{ agent_id: 'f', tmux_session_name: 'f' }] }, 'f'), { pane_capture_lines: 120, context_pressure_threshold: 70, hook_mode: 'async' });
+  assert.throws(() => addon.resolveHookSettings(REGISTRY, 'ghost'), (e) => e.code === 'E_AGENT_NOT_FOUND' && e.hint === 'registered agents: gideon, warden');
+  assert.throws(() => addon.resolveHookSettings({ agents: [{ agent_id: 'a', tmux_session_name: 'a', hook_settings: { hook_mode: 'sync' } }] }, 'a'), (e) => e.code === 'E_INVALID_ARGUMENT' && e.message.includes('$.agents[0].hook_settings.hook_mode'));
+});
+
+test('validateHookRegistry lists problems with JSON paths', () => {
+  assert.deepEqual(addon.validateHookRegistry(REGISTRY), []);
+  assert.deepEqual(addon.validateHookRegistry({ agents: [{ agent_id: 'a', tmux_session_name: 'a', hook_settings: { pane_capture_lines: '120', nope: 1 } }] }), [
+    { path: '$.agents[0].hook_settings.pane_capture_lines', message: 'must be a whole number from 1 to 2000' },
+    { path: '$.agents[0].hook_settings.nope', message: 'unknown key (known: pane_capture_lines, context_pressure_threshold, autocompact_pct, hook_mode)' },
+  ]);
+  assert.deepEqual(addon.validateHookRegistry(null), [{ path: '$', message: 'the registry must be a JSON object' }]);
+});

@@ -1,0 +1,114 @@
+//! Claude Code hook helpers: context pressure and the hook registry.
+
+use crate::error::{run_sync, CoreTask};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use session_intel_core::hooks::{pressure, settings};
+
+/// What `contextPressure` reads.
+#[napi(object)]
+pub struct ContextPressureOptions {
+    /// The Claude Code transcript (the hook input's `transcript_path`).
+    pub transcript_path: String,
+    /// Tokens of the model's context window; default 200000.
+    pub context_window: Option<f64>,
+    /// Percentage from which the level is `WARNING`; default 70.
+    pub threshold: Option<u32>,
+}
+
+/// How full a session's context window is.
+#[napi(object)]
+pub struct ContextPressure {
+    /// Whole percentage of the window, 0–100.
+    pub percent: u32,
+    /// Prompt tokens of the last main-chain response.
+    pub tokens: f64,
+    #[napi(ts_type = "\"OK\" | \"WARNING\" | \"CRITICAL\"")]
+    pub level: String,
+    /// `"context: 72% [WARNING]"`.
+    pub line: String,
+}
+
+/// The context pressure of a Claude Code transcript, from the last
+/// main-chain response near its end (only the tail is read).
+#[napi(catch_unwind, ts_return_type = "Promise<ContextPressure>")]
+pub fn context_pressure(
+    options: ContextPressureOptions,
+) -> AsyncTask<CoreTask<pressure::ContextPressure, ContextPressure>> {
+    let window = options.context_window.map(|w| w.max(0.0) as u64);
+    AsyncTask::new(CoreTask::new(
+        move || {
+            pressure::context_pressure(
+                std::path::Path::new(&options.transcript_path),
+                window,
+                options.threshold,
+            )
+        },
+        |p| ContextPressure {
+            percent: p.percent,
+            tokens: p.tokens as f64,
+            level: p.level.as_str().to_string(),
+            line: p.line,
+        },
+    ))
+}
+
+/// An agent's resolved hook settings, in the registry's snake_case keys.
+#[napi(object)]
+pub struct HookSettings {
+    #[napi(js_name = "pane_capture_lines")]
+    pub pane_capture_lines: u32,
+    #[napi(js_name = "context_pressure_threshold")]
+    pub context_pressure_threshold: u32,
+    /// Absent: Claude Code's own auto-compact point.
+    #[napi(js_name = "autocompact_pct")]
+    pub autocompact_pct: Option<u32>,
+    #[napi(js_name = "hook_mode", ts_type = "\"async\" | \"bidirectional\"")]
+    pub hook_mode: String,
+}
+
+/// One problem of a hook registry.
+#[napi(object)]
+pub struct HookRegistryProblem {
+    /// JSON path, e.g. `$.agents[1].hook_settings.hook_mode`.
+    pub path: String,
+    pub message: String,
+}
+
+/// The hook settings of `agentId`: per-agent, else global, else built-in
+/// defaults, field by field. Throws `E_INVALID_ARGUMENT` on an invalid
+/// registry and `E_AGENT_NOT_FOUND` for an agent it does not list.
+#[napi(catch_unwind, ts_args_type = "registry: object, agentId: string")]
+pub fn resolve_hook_settings(
+    env: Env,
+    registry: serde_json::Value,
+    agent_id: String,
+) -> Result<HookSettings> {
+    run_sync(&env, || {
+        settings::resolve_hook_settings(&registry, &agent_id)
+    })
+    .map(|s| HookSettings {
+        pane_capture_lines: s.pane_capture_lines,
+        context_pressure_threshold: s.context_pressure_threshold,
+        autocompact_pct: s.autocompact_pct,
+        hook_mode: s.hook_mode.as_str().to_string(),
+    })
+}
+
+/// Every unknown key, wrong type, out-of-range value and missing or
+/// duplicate agent id of a hook registry; empty when it is valid.
+#[napi(catch_unwind, ts_args_type = "registry: unknown")]
+pub fn validate_hook_registry(
+    env: Env,
+    registry: serde_json::Value,
+) -> Result<Vec<HookRegistryProblem>> {
+    run_sync(&env, || Ok(settings::validate_hook_registry(&registry))).map(|problems| {
+        problems
+            .into_iter()
+            .map(|p| HookRegistryProblem {
+                path: p.path,
+                message: p.message,
+            })
+            .collect()
+    })
+}
