@@ -23,6 +23,13 @@ export declare function assessTaskRelevance(task: string, sessions: Array<Select
 export declare function buildTaskContent(task: string, options: { agentId: string } & Record<string, string | number | boolean>): string
 
 /**
+ * The wake message for the agent supervising a Claude Code session:
+ * identity, trigger and pane state, then `[PANE CONTENT]`,
+ * `[CONTEXT PRESSURE]` and `[AVAILABLE ACTIONS]`.
+ */
+export declare function buildWakeMessage(options: WakeMessageOptions): string
+
+/**
  * Bumps the history epoch of a conversation for an agent (after an edit,
  * truncation or retry of that agent's history); resolves to the new epoch.
  */
@@ -167,6 +174,9 @@ export declare const DEFAULT_SESSION_SELECTION_CONFIG: SessionSelectionConfig
 
 /** Removes a registry entry; `false` when there was none. */
 export declare function deleteSession(agentId: string, repoPath: string, label?: string | undefined | null): boolean
+
+/** What a Claude Code pane shows, from `tmux capture-pane` text. */
+export declare function detectPaneState(paneText: string): "menu" | "idle" | "permission_prompt" | "working" | "error"
 
 /** A Claude Code session of a repository (the reference's shape plus extras). */
 export interface DiscoveredSession {
@@ -941,3 +951,18 @@ export declare function updateSessionStats(agentId: string, repoPath: string, st
  * duplicate agent id of a hook registry; empty when it is valid.
  */
 export declare function validateHookRegistry(registry: unknown): Array<HookRegistryProblem>
+
+/** What `buildWakeMessage` renders. */
+export interface WakeMessageOptions {
+  agentId: string
+  tmuxSessionName: string
+  /** Why the hook fired, e.g. `"response_complete"`, `"session_start"`. */
+  trigger: string
+  paneText: string
+  /** Last pane lines to include; default 120 (`pane_capture_lines`). */
+  paneCaptureLines?: number
+  /** The `contextPressure` result, when known. */
+  contextPressure?: ContextPressure
+  /** Actions to offer; default: those that fit the detected state. */
+  actions?: Array<string>
+}

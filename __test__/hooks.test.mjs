@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { addon, fixtureClaudeDir, tempDir, assistantLine, userLine } from './helpers.mjs';
 
 test('contextPressure agrees with discovery on the fixtures and reports the seed line', async () => {
@@ -60,4 +61,59 @@ test('validateHookRegistry lists problems with JSON paths', () => {
     { path: '$.agents[0].hook_settings.nope', message: 'unknown key (known: pane_capture_lines, context_pressure_threshold, autocompact_pct, hook_mode)' },
   ]);
   assert.deepEqual(addon.validateHookRegistry(null), [{ path: '$', message: 'the registry must be a JSON object' }]);
+});
+
+const PERMISSION_SCREEN = [
+  '● Bash(mix ecto.migrate)',
+  '',
+  '╭──────────────────────────────────────────────╮',
+  '│ Do you want to proceed?                      │',
+  '│ ❯ 1. Yes                                     │',
+  "│   2. Yes, and don't ask again for mix        │",
+  '│   3. No, and tell Claude what to do (esc)    │',
+  '╰──────────────────────────────────────────────╯',
+].join('\n');
+
+test('detectPaneState and buildWakeMessage on captured screens', async () => {
+  assert.equal(addon.detectPaneState(PERMISSION_SCREEN), 'permission_prompt');
+  assert.equal(addon.detectPaneState('✻ Pondering… (42s · ↑ 1.8k tokens · esc to interrupt)\n'), 'working');
+  assert.equal(addon.detectPaneState('  ⎿  API Error: 529 Overloaded\n│ >   │\n'), 'error');
+  assert.equal(addon.detectPaneState('❯ 1. fix the webhook retries\n  2. Refactor the cart\n↑/↓ to navigate · Enter to select'), 'menu');
+  assert.equal(addon.detectPaneState('│ >   │\n  ? for shortcuts\n'), 'idle');
+
+  const dir = tempDir('osi-wake-');
+  const file = path.join(dir, 's.jsonl');
+  fs.writeFileSync(file, JSON.stringify(assistantLine('s', 'msg_1', { input_tokens: 144000 })) + '\n');
+  const contextPressure = await addon.contextPressure({ transcriptPath: file });
+  const message = addon.buildWakeMessage({ agentId: 'gideon', tmuxSessionName: 'gideon-cc', trigger: 'response_complete', paneText: PERMISSION_SCREEN, paneCaptureLines: 2, contextPressure });
+  assert.equal(message, [
+    'agent: gideon', 'tmux: gideon-cc', 'trigger: response_complete', 'state: permission_prompt', '',
+    '[PANE CONTENT]', '│   3. No, and tell Claude what to do (esc)    │', '╰──────────────────────────────────────────────╯', '',
+    '[CONTEXT PRESSURE]', 'context: 72% [WARNING]', '',
+    '[AVAILABLE ACTIONS]', '- allow once: send 1', '- allow for the session: send 2', '- deny: send Escape', '',
+  ].join('\n'));
+  assert.match(addon.buildWakeMessage({ agentId: 'f', tmuxSessionName: 'f', trigger: 'session_start', paneText: '', actions: ['/gsd:next'] }), /\[AVAILABLE ACTIONS\]\n- \/gsd:next\n$/);
+});
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+test('detectPaneState on what tmux capture-pane really returns', { skip: !hasTmux && 'tmux is not installed' }, async () => {
+  const dir = tempDir('osi-tmux-');
+  const screen = path.join(dir, 'screen.txt');
+  const tmux = (...args) => execFileSync('tmux', ['-L', `osi-test-${process.pid}`, '-f', '/dev/null', ...args], { encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' } });
+  try {
+    for (const [text, state] of [[PERMISSION_SCREEN, 'permission_prompt'], ['✻ Pondering… (42s · esc to interrupt)', 'working'], ['  ⎿  API Error: 529 Overloaded', 'error'], ['│ >   │', 'idle']]) {
+      fs.writeFileSync(screen, `${text}\n`);
+      tmux('new-session', '-d', '-s', 'cc', '-x', '80', '-y', '24', `cat '${screen}'; sleep 30`);
+      let pane = '';
+      for (let i = 0; i < 100 && !pane.includes(text.split('\n').at(-1).trim().slice(0, 10)); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        pane = tmux('capture-pane', '-p', '-t', 'cc');
+      }
+      assert.equal(addon.detectPaneState(pane), state, pane);
+      tmux('kill-session', '-t', 'cc');
+    }
+  } finally {
+    spawnSync('tmux', ['-L', `osi-test-${process.pid}`, 'kill-server']);
+  }
 });

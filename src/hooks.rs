@@ -1,9 +1,10 @@
-//! Claude Code hook helpers: context pressure and the hook registry.
+//! Claude Code hook helpers: context pressure, the hook registry, pane state
+//! and the wake message.
 
 use crate::error::{run_sync, CoreTask};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use session_intel_core::hooks::{pressure, settings};
+use session_intel_core::hooks::{pane, pressure, settings};
 
 /// What `contextPressure` reads.
 #[napi(object)]
@@ -110,5 +111,46 @@ pub fn validate_hook_registry(
                 message: p.message,
             })
             .collect()
+    })
+}
+
+/// What a Claude Code pane shows, from `tmux capture-pane` text.
+#[napi(
+    catch_unwind,
+    ts_return_type = "\"menu\" | \"idle\" | \"permission_prompt\" | \"working\" | \"error\""
+)]
+pub fn detect_pane_state(pane_text: String) -> &'static str {
+    pane::detect_pane_state(&pane_text).as_str()
+}
+
+/// What `buildWakeMessage` renders.
+#[napi(object)]
+pub struct WakeMessageOptions {
+    pub agent_id: String,
+    pub tmux_session_name: String,
+    /// Why the hook fired, e.g. `"response_complete"`, `"session_start"`.
+    pub trigger: String,
+    pub pane_text: String,
+    /// Last pane lines to include; default 120 (`pane_capture_lines`).
+    pub pane_capture_lines: Option<u32>,
+    /// The `contextPressure` result, when known.
+    pub context_pressure: Option<ContextPressure>,
+    /// Actions to offer; default: those that fit the detected state.
+    pub actions: Option<Vec<String>>,
+}
+
+/// The wake message for the agent supervising a Claude Code session:
+/// identity, trigger and pane state, then `[PANE CONTENT]`,
+/// `[CONTEXT PRESSURE]` and `[AVAILABLE ACTIONS]`.
+#[napi(catch_unwind)]
+pub fn build_wake_message(options: WakeMessageOptions) -> String {
+    pane::build_wake_message(&pane::WakeMessage {
+        agent_id: &options.agent_id,
+        tmux_session_name: &options.tmux_session_name,
+        trigger: &options.trigger,
+        pane_text: &options.pane_text,
+        pane_capture_lines: options.pane_capture_lines.map(|n| n as usize),
+        context_pressure: options.context_pressure.as_ref().map(|p| p.line.as_str()),
+        actions: options.actions.as_deref(),
     })
 }

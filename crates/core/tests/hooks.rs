@@ -216,3 +216,67 @@ fn validation_reports_every_problem_with_its_path() {
         "$.agents"
     );
 }
+
+/// Screens as `tmux capture-pane -p` prints Claude Code 2.1's terminal.
+mod screens {
+    pub const IDLE: &str = "● Done. The webhook retries now back off exponentially.\n\n╭──────────────────────────────────────────────╮\n│ >                                            │\n╰──────────────────────────────────────────────╯\n  ? for shortcuts                 Context left until auto-compact: 38%\n\n\n";
+    pub const WORKING: &str = "> fix the webhook retries\n\n● Read(lib/webhooks/retry.ex)\n  ⎿  Read 120 lines\n\n✻ Pondering… (42s · ↑ 1.8k tokens · esc to interrupt)\n\n╭──────────────────────────────────────────────╮\n│ >                                            │\n╰──────────────────────────────────────────────╯\n";
+    pub const PERMISSION: &str = "● Bash(mix ecto.migrate)\n\n╭──────────────────────────────────────────────╮\n│ Bash command                                 │\n│   mix ecto.migrate                           │\n│ Do you want to proceed?                      │\n│ ❯ 1. Yes                                     │\n│   2. Yes, and don't ask again for mix        │\n│   3. No, and tell Claude what to do (esc)    │\n╰──────────────────────────────────────────────╯\n";
+    pub const MENU: &str = "Resume Session\n\n❯ 1. fix the webhook retries (2 hours ago)\n  2. Refactor the cart session (1 day ago)\n  3. Write a migration (3 days ago)\n\n↑/↓ to navigate · Enter to select · Esc to cancel\n";
+    pub const ERROR: &str = "> summarise the logs\n\n  ⎿  API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n╭──────────────────────────────────────────────╮\n│ >                                            │\n╰──────────────────────────────────────────────╯\n";
+    pub const LIMIT: &str = "  ⎿  Claude usage limit reached. Your limit will reset at 3pm (Europe/Berlin).\n\n│ >                                            │\n";
+}
+
+#[test]
+fn pane_states_of_captured_screens() {
+    use session_intel_core::hooks::pane::{detect_pane_state, PaneState};
+    assert_eq!(detect_pane_state(screens::IDLE), PaneState::Idle);
+    assert_eq!(detect_pane_state(screens::WORKING), PaneState::Working);
+    assert_eq!(
+        detect_pane_state(screens::PERMISSION),
+        PaneState::PermissionPrompt
+    );
+    assert_eq!(detect_pane_state(screens::MENU), PaneState::Menu);
+    assert_eq!(detect_pane_state(screens::ERROR), PaneState::Error);
+    assert_eq!(detect_pane_state(screens::LIMIT), PaneState::Error);
+    assert_eq!(detect_pane_state(""), PaneState::Idle);
+    // An old error scrolled far up is history, not the current state.
+    let scrolled = format!(
+        "{}{}{}",
+        screens::ERROR,
+        "● line\n".repeat(40),
+        screens::IDLE
+    );
+    assert_eq!(detect_pane_state(&scrolled), PaneState::Idle);
+    // A user prompt quoting an error while Claude works is still working.
+    let quoted = "> why does it say API Error: 500?\n\n✻ Thinking… (3s · esc to interrupt)\n";
+    assert_eq!(detect_pane_state(quoted), PaneState::Working);
+}
+
+#[test]
+fn wake_message_sections() {
+    use session_intel_core::hooks::pane::{build_wake_message, WakeMessage};
+    let m = build_wake_message(&WakeMessage {
+        agent_id: "gideon",
+        tmux_session_name: "gideon-cc",
+        trigger: "response_complete",
+        pane_text: screens::PERMISSION,
+        pane_capture_lines: Some(4),
+        context_pressure: Some("context: 72% [WARNING]"),
+        actions: None,
+    });
+    assert_eq!(
+        m,
+        "agent: gideon\ntmux: gideon-cc\ntrigger: response_complete\nstate: permission_prompt\n\n[PANE CONTENT]\n│ ❯ 1. Yes                                     │\n│   2. Yes, and don't ask again for mix        │\n│   3. No, and tell Claude what to do (esc)    │\n╰──────────────────────────────────────────────╯\n\n[CONTEXT PRESSURE]\ncontext: 72% [WARNING]\n\n[AVAILABLE ACTIONS]\n- allow once: send 1\n- allow for the session: send 2\n- deny: send Escape\n"
+    );
+    let actions = vec!["/gsd:next".to_string()];
+    let m = build_wake_message(&WakeMessage {
+        agent_id: "forge",
+        tmux_session_name: "forge-cc",
+        trigger: "session_start",
+        pane_text: "",
+        actions: Some(&actions),
+        ..Default::default()
+    });
+    assert!(m.contains("state: idle\n\n[PANE CONTENT]\n(empty)\n\n[CONTEXT PRESSURE]\ncontext: unknown\n\n[AVAILABLE ACTIONS]\n- /gsd:next\n"));
+}

@@ -1,5 +1,7 @@
 //! Helpers for the Claude Code hooks OpenClaw installs (seed 004): the hook
-//! registry's settings and the context pressure of a running session.
+//! registry's settings, the context pressure of a running session, and the
+//! state of its terminal pane for the wake message.
 
+pub mod pane;
 pub mod pressure;
 pub mod settings;
