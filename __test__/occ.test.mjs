@@ -163,6 +163,8 @@ test('every error row: exit code, message on stderr, resolution hint', () => {
   assertError(occ(['restore', 'f8c3', '--state-dir', state]), 3, /has no backup/, /nothing to restore/);
   assertError(occ(['list', '--agent', 'ghost', '--state-dir', state]), 3, /ghost/, /main/);
   const { state: amb, dir } = generatedState('main', { 'ab01': 3, 'ab02': 3 });
+  // Candidates are listed newest first; equal times fall back to id order.
+  for (const f of ['ab01.jsonl', 'ab02.jsonl']) fs.utimesSync(path.join(dir, f), new Date('2026-02-01T00:00:00Z'), new Date('2026-02-01T00:00:00Z'));
   assertError(occ(['info', 'ab', '--state-dir', amb]), 4, /"ab" matches 2 sessions: ab01, ab02/, /more characters/);
   fs.writeFileSync(path.join(dir, 'ab01.jsonl.lock'), JSON.stringify({ pid: process.pid, createdAt: new Date().toISOString() }));
   const busyBefore = fs.readFileSync(path.join(dir, 'ab01.jsonl'));
