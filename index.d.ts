@@ -175,8 +175,23 @@ export declare const DEFAULT_SESSION_SELECTION_CONFIG: SessionSelectionConfig
 /** Removes a registry entry; `false` when there was none. */
 export declare function deleteSession(agentId: string, repoPath: string, label?: string | undefined | null): boolean
 
+/** A blocker, decision, insight or accomplishment found in a message. */
+export interface DetectedPattern {
+  type: "blocker" | "decision" | "insight" | "accomplishment"
+  /** 0.5 (a weak phrase or a question) to 0.9 (an explicit phrase). */
+  confidence: number
+  /** The sentence that showed it, at most 200 characters. */
+  content: string
+}
+
 /** What a Claude Code pane shows, from `tmux capture-pane` text. */
 export declare function detectPaneState(paneText: string): "menu" | "idle" | "permission_prompt" | "working" | "error"
+
+/**
+ * The patterns of one message, at most one per type; none for greetings,
+ * thanks and casual chatter.
+ */
+export declare function detectPatterns(text: string): Array<DetectedPattern>
 
 /** A Claude Code session of a repository (the reference's shape plus extras). */
 export interface DiscoveredSession {

@@ -845,6 +845,7 @@ module.exports.contextPressure = nativeBinding.contextPressure
 module.exports.DEFAULT_SESSION_SELECTION_CONFIG = nativeBinding.DEFAULT_SESSION_SELECTION_CONFIG
 module.exports.deleteSession = nativeBinding.deleteSession
 module.exports.detectPaneState = nativeBinding.detectPaneState
+module.exports.detectPatterns = nativeBinding.detectPatterns
 module.exports.discoverSessions = nativeBinding.discoverSessions
 module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.executeClone = nativeBinding.executeClone

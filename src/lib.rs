@@ -8,6 +8,7 @@
 
 mod claude_code;
 mod error;
+mod handoff;
 mod hooks;
 mod mcp;
 mod project_status;
@@ -17,6 +18,7 @@ mod transcripts;
 
 pub use claude_code::*;
 pub use error::*;
+pub use handoff::*;
 pub use hooks::*;
 pub use mcp::*;
 pub use project_status::*;

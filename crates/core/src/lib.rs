@@ -6,6 +6,7 @@
 pub mod claude_code;
 pub mod error;
 pub mod fs_safe;
+pub mod handoff;
 pub mod hooks;
 mod json_blocks;
 pub mod json_scan;
