@@ -251,7 +251,7 @@ const commands = {
     const r = await addon().restoreFromBackup(id, { agentId: s.agentId, stateDir: s.stateDir });
     print(flags['--json'], r, () => [`✓ Session restored: ${r.sessionId}`, `  From: ${r.restoredFrom}`, `  Previous content kept as: ${r.replacedBackup} (run restore again to undo)`].join('\n'));
   },
-  async cc({ positional, flags }) {
+  async cc({ positional, flags }, s) {
     const [sub, ...rest] = positional;
     if (sub === 'sessions') {
       const repo = path.resolve(rest[0] ?? '.');
@@ -281,9 +281,8 @@ const commands = {
       const [task, repoArg] = rest;
       if (!task) throw new UsageError('cc select needs a task', 'occ cc select "fix the webhook retries" [repo]');
       const repo = path.resolve(repoArg ?? '.');
-      const agent = flags['--agent'] ?? process.env.OCC_AGENT ?? 'main';
-      const status = await addon().gatherProjectStatus(repo, agent);
-      const pick = await addon().selectSession(task, repo, agent, status);
+      const status = await addon().gatherProjectStatus(repo, s.agentId);
+      const pick = await addon().selectSession(task, repo, s.agentId, status);
       return print(flags['--json'], pick, () => [`${pick.action.toUpperCase()}${pick.sessionId ? ` ${pick.sessionId}` : ''}`, `  ${pick.reason}`, ...(pick.scores ?? []).map((x) => `    ${x.sessionId.slice(0, 8)} ${x.score.toFixed(2)} ${x.recommendation}`)].join('\n'));
     }
     throw new UsageError(`unknown command "cc ${sub ?? ''}"`.trim(), 'use occ cc sessions|status|select');
@@ -301,7 +300,7 @@ async function main(argv) {
   const [command, ...rest] = positional;
   const run = commands[command];
   if (!run) throw new UsageError(`unknown command "${command}"`);
-  await run({ positional: rest, flags }, command === 'cc' ? {} : settings(flags));
+  await run({ positional: rest, flags }, settings(flags));
   return 0;
 }
 
