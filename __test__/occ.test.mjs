@@ -293,3 +293,21 @@ test('every occ example in the README runs as documented', () => {
     if (args.includes('--json')) JSON.parse(r.stdout);
   }
 });
+
+test('commands that need no addon never load it; npm start lists the generated sample', () => {
+  const bare = tempDir('osi-occ-bare-');
+  fs.mkdirSync(path.join(bare, 'bin'));
+  fs.copyFileSync(OCC, path.join(bare, 'bin', 'occ.mjs'));
+  for (const args of [['--help'], ['--quickstart']]) {
+    const r = spawnSync(process.execPath, [path.join(bare, 'bin', 'occ.mjs'), ...args], { cwd: home, env: baseEnv, encoding: 'utf8' });
+    assert.equal(r.status, 0, `${args}: ${r.stderr}`);
+  }
+  const needsAddon = spawnSync(process.execPath, [path.join(bare, 'bin', 'occ.mjs'), 'list'], { cwd: home, env: baseEnv, encoding: 'utf8' });
+  assert.equal(needsAddon.status, 1, 'list does load it (and fails without it)');
+
+  const start = spawnSync(process.execPath, [path.join(root, 'scripts', 'start.mjs')], { cwd: root, env: baseEnv, encoding: 'utf8' });
+  assert.equal(start.status, 0, start.stderr);
+  assert.match(start.stdout, /^Sample: 8 Claude Code sessions/m);
+  assert.match(start.stdout, /^SESSION\s+SOURCE\s+BRANCH/m);
+  assert.match(start.stdout, /^8 session\(s\) of \//m);
+});
