@@ -190,6 +190,10 @@ test('every error row: exit code, message on stderr, resolution hint', () => {
   assertError(occ(['cc', 'frobnicate']), 2, /unknown command "cc frobnicate"/, /sessions\|status\|select/);
   assertError(occ(['cc', 'select']), 2, /needs a task/, /occ cc select/);
   assertError(occ(['info', '../../etc', '--state-dir', state]), 2, /.+/, /.+/);
+  // Write failure: the output's directory is a file (root ignores permission bits).
+  const notDir = path.join(tempDir('osi-occ-wf-'), 'a-file');
+  fs.writeFileSync(notDir, '');
+  assertError(occ(['clone', 'f8c3', '-o', path.join(notDir, 'out.jsonl'), '--no-register', '--state-dir', state]), 1, /could not write .*out\.jsonl/, /writable and the disk is not full/);
 });
 
 test('config precedence: flag over environment over config file over defaults; custom presets; malformed files', () => {
