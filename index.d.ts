@@ -36,6 +36,49 @@ export declare function buildWakeMessage(options: WakeMessageOptions): string
 export declare function bumpHistoryEpoch(conversationId: string, agentId: string, options?: PinStoreOptions | undefined | null): Promise<number>
 
 /**
+ * Captures where the agent's session left off (seed 003 §4.1): its last
+ * messages, their patterns and a summary (from `summarize` when given and
+ * it answers in time, derived otherwise), written atomically to
+ * `handoff/session-state.json`, a snapshot and the day's pattern file.
+ */
+export declare function captureHandoff(options: CaptureHandoffOptions): Promise<SessionState>
+
+/** `captureHandoff` options. */
+export interface CaptureHandoffOptions {
+  agentId: string
+  /** Session id or unique prefix; default the agent's most recent. */
+  sessionId?: string
+  /** OpenClaw's state dir (default: OpenClaw's own resolution). */
+  stateDir?: string
+  /** Default `general`. */
+  project?: string
+  /** Default `work`. */
+  mode?: 'work' | 'chat' | 'deep'
+  trigger: 'reset' | 'new' | 'stop' | 'manual' | 'periodic' | 'tool' | 'signal'
+  /**
+   * The host's model: resolves to the summary (an object, or text holding
+   * it as JSON). Slow, failing or malformed answers fall back to the
+   * derived summary.
+   */
+  summarize?: (request: HandoffSummaryRequest) => Promise<Partial<HandoffSummary> | string>
+  /** Default 20000. */
+  summarizeTimeoutMs?: number
+  /** Default 24. */
+  expiryHours?: number
+  /** Messages read from the end of the transcript; default 50. */
+  messageLimit?: number
+  /** The clock (tests, replays); default now. */
+  now?: Date
+}
+
+/**
+ * The seed's `checkForHandoff`: the handoff when one is available, not
+ * expired and not offered in the last 5 minutes (unless `force`), marked
+ * offered; `null` otherwise. Prunes expired snapshots and pattern files.
+ */
+export declare function checkForHandoff(options: HandoffOptions): Promise<SessionState | null>
+
+/**
  * Whether a `--resume` run was rejected, whether to retry fresh, and which
  * id to retire, from positive evidence only.
  */
@@ -78,6 +121,14 @@ export interface ClaudeCodeTaskHistoryEntry {
 export interface ClaudeCodeTriggeredBy {
   userId?: string
   channel?: string
+}
+
+/** `/handoff clear`: removes the agent's handoff state. */
+export declare function clearHandoff(options: HandoffOptions): Promise<ClearHandoffResult>
+
+/** Whether `clearHandoff` removed a state. */
+export interface ClearHandoffResult {
+  cleared: boolean
 }
 
 /**
@@ -342,6 +393,85 @@ export declare function executeEdit(options?: EditOptions | undefined | null): P
  */
 export declare function gatherProjectStatus(repoPath: string, agentId?: string | undefined | null, options?: ProjectStatusOptions | undefined | null): Promise<ProjectStatus>
 
+/** What the handoff context block is rendered from: any `SessionState`. */
+export interface HandoffContextSource {
+  updatedAt: string
+  project: string
+  summary: HandoffSummary
+}
+
+/** A message given to the host's summarize callback. */
+export interface HandoffMessage {
+  /** Line of the transcript. */
+  index: number
+  role: 'user' | 'assistant'
+  text: string
+  timestamp?: string
+}
+
+/** `checkForHandoff`, `clearHandoff` and `handoffStatus` options. */
+export interface HandoffOptions {
+  agentId: string
+  stateDir?: string
+  now?: Date
+  /** Offer even if offered less than 5 minutes ago (`/resume`). */
+  force?: boolean
+  /** Retention of snapshots and pattern files; default 24. */
+  expiryHours?: number
+}
+
+/**
+ * `/handoff status`: the state, whether it would be offered now, and the
+ * files kept.
+ */
+export declare function handoffStatus(options: HandoffOptions): Promise<HandoffStatus>
+
+/** What `/handoff status` shows. */
+export interface HandoffStatus {
+  /** The agent's handoff directory. */
+  dir: string
+  state: SessionState | null
+  /** Whether `checkForHandoff` would return the state now. */
+  offerable: boolean
+  /** Why not, when it would not. */
+  reason: string | null
+  expired: boolean
+  /** Negative once expired. */
+  expiresInMs: number | null
+  /**
+   * Whether the transcript still starts with what was captured (null:
+   * unreadable).
+   */
+  transcriptIntact: boolean | null
+  snapshotCount: number
+  patternFileCount: number
+}
+
+/** The `summary` of a handoff. */
+export interface HandoffSummary {
+  lastTopic: string
+  inProgress: Array<string>
+  blockers: Array<string>
+  decisions: Array<string>
+  nextStep: string
+}
+
+/** What the host's summarize callback is asked. */
+export interface HandoffSummaryRequest {
+  agentId: string
+  sessionId: string
+  project: string
+  trigger: string
+  /** The last messages, oldest first. */
+  messages: Array<HandoffMessage>
+  patterns: Array<PatternNote>
+  /** The summary derived without a model, used when the callback fails. */
+  fallback: HandoffSummary
+  /** A ready prompt asking for the summary as JSON. */
+  prompt: string
+  timeoutMs: number
+}
+
 /** One problem of a hook registry. */
 export interface HookRegistryProblem {
   /** JSON path, e.g. `$.agents[1].hook_settings.hook_mode`. */
@@ -397,6 +527,20 @@ export declare function parseJsonlHeader(filePath: string): Promise<JsonlHeader>
  * `undefined` when there is none.
  */
 export declare function parseOriginMarker(text: string): Record<string, string> | undefined
+
+/** A pattern of a captured message (the seed's `PatternNote`). */
+export interface PatternNote {
+  /** Stable for one message and type. */
+  id: string
+  type: 'blocker' | 'decision' | 'insight' | 'accomplishment' | 'scope_creep' | 'task_created'
+  content: string
+  timestamp: string
+  confidence: number
+  /** Line of the transcript the message is on. */
+  sourceMessageIndex: number
+  /** Blockers: whether a later message of the window reports a fix. */
+  resolved?: boolean
+}
 
 /** Limits of `peekSessionHistory`. */
 export interface PeekOptions {
@@ -581,6 +725,9 @@ export interface RelevancePrompt {
   maxTokens: number
   timeoutMs: number
 }
+
+/** The seed's "Previous Session Context" markdown block. */
+export declare function renderHandoffContext(state: HandoffContextSource): string
 
 /**
  * The Claude Code project folder name of a launch directory: every UTF-16
@@ -822,6 +969,32 @@ export interface SessionSelectionOptions {
    * `ANTHROPIC_BASE_URL`); without a key, offline relevance is used.
    */
   relevanceCallback?: (request: RelevancePrompt) => Promise<string>
+}
+
+/**
+ * `handoff/session-state.json`: the seed's `SessionState` plus where it
+ * was captured from and how the summary was made.
+ */
+export interface SessionState {
+  agentId: string
+  sessionKey: string
+  previousSessionId: string | null
+  createdAt: string
+  updatedAt: string
+  expiresAt: string
+  project: string
+  mode: 'work' | 'chat' | 'deep'
+  patterns: Array<PatternNote>
+  summary: HandoffSummary
+  lastMessageIndex: number
+  transcriptHash: string
+  resumeAvailable: boolean
+  resumeOfferedAt: string | null
+  trigger: string
+  transcriptFile: string
+  transcriptBytes: number
+  summarySource: 'model' | 'derived'
+  summaryError: string | null
 }
 
 /** Turns and cost to add to a registry entry. */

@@ -141,7 +141,41 @@ async function runnerPreflight(agentId: string, repo: string, label?: string): P
   return existing;
 }
 
+// Seed 003's SessionState, as a hook written against the seed declares it:
+// our results are one, and one renders the context block.
+interface SeedPatternNote {
+  id: string;
+  type: 'blocker' | 'decision' | 'insight' | 'accomplishment' | 'scope_creep' | 'task_created';
+  content: string;
+  timestamp: string;
+  confidence: number;
+  sourceMessageIndex: number;
+  resolved?: boolean;
+}
+interface SeedSessionState {
+  agentId: string;
+  sessionKey: string;
+  previousSessionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+  project: string;
+  mode: 'work' | 'chat' | 'deep';
+  patterns: SeedPatternNote[];
+  summary: { lastTopic: string; inProgress: string[]; blockers: string[]; decisions: string[]; nextStep: string };
+  lastMessageIndex: number;
+  transcriptHash: string;
+  resumeAvailable: boolean;
+  resumeOfferedAt: string | null;
+}
+async function bootstrapHook(agentId: string): Promise<string | null> {
+  await addon.captureHandoff({ agentId, trigger: 'reset', summarize: async (r) => ({ nextStep: r.fallback.nextStep }) });
+  const state: SeedSessionState | null = await addon.checkForHandoff({ agentId });
+  return state ? addon.renderHandoffContext(state) : null;
+}
+
 export const used = [
+  bootstrapHook,
   registryKey, repoPathToSlug, resolveSession, saveSession, updateSessionStats, deleteSession, listSessions, listAllSessions,
   peekSessionHistory, parseJsonlHeader, discoverSessions, header, discovered, entry, task, runnerPreflight,
   gatherProjectStatus, status,

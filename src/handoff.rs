@@ -1,7 +1,15 @@
-//! Session handoff (seed 003): pattern detection.
+//! Session handoff (seed 003): patterns, capture, offer, status.
 
+use crate::error::{coded_error, CoreTask};
+use chrono::{DateTime, Utc};
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
-use session_intel_core::handoff::patterns;
+use session_intel_core::handoff::{patterns, state, store, summary};
+use session_intel_core::openclaw::state_dir;
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
 
 /// A blocker, decision, insight or accomplishment found in a message.
 #[napi(object)]
@@ -29,4 +37,369 @@ pub fn detect_patterns(text: String) -> Vec<DetectedPattern> {
             content: p.content,
         })
         .collect()
+}
+
+/// The `summary` of a handoff.
+#[napi(object)]
+pub struct HandoffSummary {
+    pub last_topic: String,
+    pub in_progress: Vec<String>,
+    pub blockers: Vec<String>,
+    pub decisions: Vec<String>,
+    pub next_step: String,
+}
+
+/// A pattern of a captured message (the seed's `PatternNote`).
+#[napi(object)]
+pub struct PatternNote {
+    /// Stable for one message and type.
+    pub id: String,
+    #[napi(
+        js_name = "type",
+        ts_type = "'blocker' | 'decision' | 'insight' | 'accomplishment' | 'scope_creep' | 'task_created'"
+    )]
+    pub kind: String,
+    pub content: String,
+    pub timestamp: String,
+    pub confidence: f64,
+    /// Line of the transcript the message is on.
+    pub source_message_index: u32,
+    /// Blockers: whether a later message of the window reports a fix.
+    pub resolved: Option<bool>,
+}
+
+/// `handoff/session-state.json`: the seed's `SessionState` plus where it
+/// was captured from and how the summary was made.
+#[napi(object, use_nullable = true)]
+pub struct SessionState {
+    pub agent_id: String,
+    pub session_key: String,
+    pub previous_session_id: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub expires_at: String,
+    pub project: String,
+    #[napi(ts_type = "'work' | 'chat' | 'deep'")]
+    pub mode: String,
+    pub patterns: Vec<PatternNote>,
+    pub summary: HandoffSummary,
+    pub last_message_index: u32,
+    pub transcript_hash: String,
+    pub resume_available: bool,
+    pub resume_offered_at: Option<String>,
+    pub trigger: String,
+    pub transcript_file: String,
+    pub transcript_bytes: f64,
+    #[napi(ts_type = "'model' | 'derived'")]
+    pub summary_source: String,
+    pub summary_error: Option<String>,
+}
+
+/// What the handoff context block is rendered from: any `SessionState`.
+#[napi(object, object_to_js = false)]
+pub struct HandoffContextSource {
+    pub updated_at: String,
+    pub project: String,
+    pub summary: HandoffSummary,
+}
+
+/// A message given to the host's summarize callback.
+#[napi(object, object_from_js = false)]
+pub struct HandoffMessage {
+    /// Line of the transcript.
+    pub index: u32,
+    #[napi(ts_type = "'user' | 'assistant'")]
+    pub role: String,
+    pub text: String,
+    pub timestamp: Option<String>,
+}
+
+/// What the host's summarize callback is asked.
+#[napi(object, object_from_js = false)]
+pub struct HandoffSummaryRequest {
+    pub agent_id: String,
+    pub session_id: String,
+    pub project: String,
+    pub trigger: String,
+    /// The last messages, oldest first.
+    pub messages: Vec<HandoffMessage>,
+    pub patterns: Vec<PatternNote>,
+    /// The summary derived without a model, used when the callback fails.
+    pub fallback: HandoffSummary,
+    /// A ready prompt asking for the summary as JSON.
+    pub prompt: String,
+    pub timeout_ms: u32,
+}
+
+type SummarizeCallback = ThreadsafeFunction<
+    HandoffSummaryRequest,
+    Promise<serde_json::Value>,
+    HandoffSummaryRequest,
+    Status,
+    false,
+>;
+
+/// `captureHandoff` options.
+#[napi(object, object_to_js = false)]
+pub struct CaptureHandoffOptions {
+    pub agent_id: String,
+    /// Session id or unique prefix; default the agent's most recent.
+    pub session_id: Option<String>,
+    /// OpenClaw's state dir (default: OpenClaw's own resolution).
+    pub state_dir: Option<String>,
+    /// Default `general`.
+    pub project: Option<String>,
+    /// Default `work`.
+    #[napi(ts_type = "'work' | 'chat' | 'deep'")]
+    pub mode: Option<String>,
+    #[napi(ts_type = "'reset' | 'new' | 'stop' | 'manual' | 'periodic' | 'tool' | 'signal'")]
+    pub trigger: String,
+    /// The host's model: resolves to the summary (an object, or text holding
+    /// it as JSON). Slow, failing or malformed answers fall back to the
+    /// derived summary.
+    #[napi(
+        ts_type = "(request: HandoffSummaryRequest) => Promise<Partial<HandoffSummary> | string>"
+    )]
+    pub summarize: Option<SummarizeCallback>,
+    /// Default 20000.
+    pub summarize_timeout_ms: Option<u32>,
+    /// Default 24.
+    pub expiry_hours: Option<f64>,
+    /// Messages read from the end of the transcript; default 50.
+    pub message_limit: Option<u32>,
+    /// The clock (tests, replays); default now.
+    pub now: Option<DateTime<Utc>>,
+}
+
+/// `checkForHandoff`, `clearHandoff` and `handoffStatus` options.
+#[napi(object, object_to_js = false)]
+pub struct HandoffOptions {
+    pub agent_id: String,
+    pub state_dir: Option<String>,
+    pub now: Option<DateTime<Utc>>,
+    /// Offer even if offered less than 5 minutes ago (`/resume`).
+    pub force: Option<bool>,
+    /// Retention of snapshots and pattern files; default 24.
+    pub expiry_hours: Option<f64>,
+}
+
+/// What `/handoff status` shows.
+#[napi(object, object_from_js = false, use_nullable = true)]
+pub struct HandoffStatus {
+    /// The agent's handoff directory.
+    pub dir: String,
+    pub state: Option<SessionState>,
+    /// Whether `checkForHandoff` would return the state now.
+    pub offerable: bool,
+    /// Why not, when it would not.
+    pub reason: Option<String>,
+    pub expired: bool,
+    /// Negative once expired.
+    pub expires_in_ms: Option<f64>,
+    /// Whether the transcript still starts with what was captured (null:
+    /// unreadable).
+    pub transcript_intact: Option<bool>,
+    pub snapshot_count: u32,
+    pub pattern_file_count: u32,
+}
+
+/// Whether `clearHandoff` removed a state.
+#[napi(object, object_from_js = false)]
+pub struct ClearHandoffResult {
+    pub cleared: bool,
+}
+
+fn summary_out(s: summary::HandoffSummary) -> HandoffSummary {
+    HandoffSummary {
+        last_topic: s.last_topic,
+        in_progress: s.in_progress,
+        blockers: s.blockers,
+        decisions: s.decisions,
+        next_step: s.next_step,
+    }
+}
+
+fn note_out(n: state::PatternNote) -> PatternNote {
+    PatternNote {
+        id: n.id,
+        kind: n.kind,
+        content: n.content,
+        timestamp: n.timestamp,
+        confidence: n.confidence,
+        source_message_index: n.source_message_index,
+        resolved: n.resolved,
+    }
+}
+
+fn state_out(s: state::SessionState) -> SessionState {
+    SessionState {
+        agent_id: s.agent_id,
+        session_key: s.session_key,
+        previous_session_id: s.previous_session_id,
+        created_at: s.created_at,
+        updated_at: s.updated_at,
+        expires_at: s.expires_at,
+        project: s.project,
+        mode: s.mode,
+        patterns: s.patterns.into_iter().map(note_out).collect(),
+        summary: summary_out(s.summary),
+        last_message_index: s.last_message_index,
+        transcript_hash: s.transcript_hash,
+        resume_available: s.resume_available,
+        resume_offered_at: s.resume_offered_at,
+        trigger: s.trigger,
+        transcript_file: s.transcript_file,
+        transcript_bytes: s.transcript_bytes as f64,
+        summary_source: s.summary_source,
+        summary_error: s.summary_error,
+    }
+}
+
+/// The host's callback as the handoff's summarizer.
+struct HostSummarizer(SummarizeCallback);
+
+impl store::Summarizer for HostSummarizer {
+    fn summarize(
+        &self,
+        r: store::SummaryRequest,
+    ) -> Pin<Box<dyn Future<Output = std::result::Result<serde_json::Value, String>> + Send + '_>>
+    {
+        Box::pin(async move {
+            let arg = HandoffSummaryRequest {
+                agent_id: r.agent_id,
+                session_id: r.session_id,
+                project: r.project,
+                trigger: r.trigger,
+                messages: r
+                    .messages
+                    .into_iter()
+                    .map(|m| HandoffMessage {
+                        index: m.index,
+                        role: m.role,
+                        text: m.text,
+                        timestamp: m.timestamp,
+                    })
+                    .collect(),
+                patterns: r.patterns.into_iter().map(note_out).collect(),
+                fallback: summary_out(r.fallback),
+                prompt: r.prompt,
+                timeout_ms: u32::try_from(r.timeout_ms).unwrap_or(u32::MAX),
+            };
+            let promise = self
+                .0
+                .call_async_catch(arg)
+                .await
+                .map_err(|e| e.reason.clone())?;
+            promise.await.map_err(|e| e.reason.clone())
+        })
+    }
+}
+
+fn handoff_dir(o: &HandoffOptions) -> store::HandoffDir {
+    let state = state_dir::resolve_state_dir(o.state_dir.as_deref().map(Path::new));
+    store::HandoffDir::of(&state, &o.agent_id)
+}
+
+/// Captures where the agent's session left off (seed 003 §4.1): its last
+/// messages, their patterns and a summary (from `summarize` when given and
+/// it answers in time, derived otherwise), written atomically to
+/// `handoff/session-state.json`, a snapshot and the day's pattern file.
+#[napi(catch_unwind, ts_return_type = "Promise<SessionState>")]
+pub fn capture_handoff<'env>(
+    env: &'env Env,
+    options: CaptureHandoffOptions,
+) -> Result<PromiseRaw<'env, SessionState>> {
+    let request = store::CaptureRequest {
+        agent_id: options.agent_id,
+        session_id: options.session_id,
+        state_dir: state_dir::resolve_state_dir(options.state_dir.as_deref().map(Path::new)),
+        project: options.project,
+        mode: options.mode,
+        trigger: options.trigger,
+        expiry_hours: options.expiry_hours.unwrap_or(store::DEFAULT_EXPIRY_HOURS),
+        message_limit: options
+            .message_limit
+            .map_or(store::DEFAULT_MESSAGE_LIMIT, |n| n as usize),
+        summarize_timeout_ms: options
+            .summarize_timeout_ms
+            .map_or(store::DEFAULT_SUMMARIZE_TIMEOUT_MS, u64::from),
+        now: options.now.unwrap_or_else(Utc::now),
+    };
+    let summarizer = options.summarize.map(HostSummarizer);
+    let work = async move {
+        Ok(store::capture_handoff(
+            request,
+            summarizer.as_ref().map(|s| s as &dyn store::Summarizer),
+        )
+        .await)
+    };
+    env.spawn_future_with_callback(work, |env, r| match r {
+        Ok(s) => Ok(state_out(s)),
+        Err(e) => Err(coded_error(env, e)),
+    })
+}
+
+/// The seed's `checkForHandoff`: the handoff when one is available, not
+/// expired and not offered in the last 5 minutes (unless `force`), marked
+/// offered; `null` otherwise. Prunes expired snapshots and pattern files.
+#[napi(catch_unwind, ts_return_type = "Promise<SessionState | null>")]
+pub fn check_for_handoff(
+    options: HandoffOptions,
+) -> AsyncTask<CoreTask<Option<state::SessionState>, Option<SessionState>>> {
+    let dir = handoff_dir(&options);
+    let now = options.now.unwrap_or_else(Utc::now);
+    let force = options.force.unwrap_or(false);
+    let expiry = options.expiry_hours.unwrap_or(store::DEFAULT_EXPIRY_HOURS);
+    AsyncTask::new(CoreTask::new(
+        move || store::check_for_handoff(&dir, now, force, expiry),
+        |s| s.map(state_out),
+    ))
+}
+
+/// The seed's "Previous Session Context" markdown block.
+#[napi(catch_unwind)]
+pub fn render_handoff_context(state: HandoffContextSource) -> String {
+    let s = state.summary;
+    let core_state = summary::HandoffSummary {
+        last_topic: s.last_topic,
+        in_progress: s.in_progress,
+        blockers: s.blockers,
+        decisions: s.decisions,
+        next_step: s.next_step,
+    };
+    state::render_context(&state.updated_at, &state.project, &core_state)
+}
+
+/// `/handoff clear`: removes the agent's handoff state.
+#[napi(catch_unwind, ts_return_type = "Promise<ClearHandoffResult>")]
+pub fn clear_handoff(options: HandoffOptions) -> AsyncTask<CoreTask<bool, ClearHandoffResult>> {
+    let dir = handoff_dir(&options);
+    AsyncTask::new(CoreTask::new(
+        move || store::clear_handoff(&dir),
+        |cleared| ClearHandoffResult { cleared },
+    ))
+}
+
+/// `/handoff status`: the state, whether it would be offered now, and the
+/// files kept.
+#[napi(catch_unwind, ts_return_type = "Promise<HandoffStatus>")]
+pub fn handoff_status(
+    options: HandoffOptions,
+) -> AsyncTask<CoreTask<store::HandoffStatus, HandoffStatus>> {
+    let dir = handoff_dir(&options);
+    let now = options.now.unwrap_or_else(Utc::now);
+    AsyncTask::new(CoreTask::new(
+        move || Ok(store::handoff_status(&dir, now)),
+        |s| HandoffStatus {
+            dir: s.dir.to_string_lossy().into_owned(),
+            state: s.state.map(state_out),
+            offerable: s.offerable,
+            reason: s.reason,
+            expired: s.expired,
+            expires_in_ms: s.expires_in_ms.map(|ms| ms as f64),
+            transcript_intact: s.transcript_intact,
+            snapshot_count: s.snapshot_count,
+            pattern_file_count: s.pattern_file_count,
+        },
+    ))
 }

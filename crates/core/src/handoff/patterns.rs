@@ -148,9 +148,7 @@ const CASUAL_MAX_WORDS: usize = 8;
 /// replies give none.
 pub fn detect_patterns(text: &str) -> Vec<DetectedPattern> {
     let text = text.trim();
-    if text.is_empty()
-        || (CASUAL.is_match(text) && text.split_whitespace().count() < CASUAL_MAX_WORDS)
-    {
+    if is_chatter(text) {
         return Vec::new();
     }
     let mut found: Vec<DetectedPattern> = Vec::new();
@@ -194,10 +192,23 @@ pub fn detect_patterns(text: &str) -> Vec<DetectedPattern> {
     found
 }
 
+/// Whether a message is empty, or only a greeting, thanks or a short casual
+/// reply: nothing worth carrying to the next session.
+pub fn is_chatter(text: &str) -> bool {
+    let text = text.trim();
+    text.is_empty() || (CASUAL.is_match(text) && text.split_whitespace().count() < CASUAL_MAX_WORDS)
+}
+
 /// At most 200 characters, cut on a character boundary.
 fn clip(sentence: &str) -> String {
-    match sentence.char_indices().nth(200) {
-        Some((i, _)) => format!("{}…", &sentence[..i]),
-        None => sentence.to_string(),
+    clip_chars(sentence, 200)
+}
+
+/// At most `max` characters of `text`, cut on a character boundary, with
+/// `…` when something was cut.
+pub fn clip_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
     }
 }

@@ -1,0 +1,109 @@
+//! The handoff state file (seed 003 §3.3) and the context block a new
+//! session is given from it (§5.2).
+
+use super::summary::HandoffSummary;
+use serde::{Deserialize, Serialize};
+
+/// `handoff/session-state.json`: the seed's `SessionState`, plus what was
+/// captured from where and how the summary was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionState {
+    pub agent_id: String,
+    pub session_key: String,
+    /// The session this state was captured from.
+    pub previous_session_id: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub expires_at: String,
+    pub project: String,
+    /// `work`, `chat` or `deep`.
+    pub mode: String,
+    pub patterns: Vec<PatternNote>,
+    pub summary: HandoffSummary,
+    /// Line of the transcript's last message when captured.
+    pub last_message_index: u32,
+    /// `sha256:<hex>` of the transcript up to the end of that line.
+    pub transcript_hash: String,
+    pub resume_available: bool,
+    pub resume_offered_at: Option<String>,
+    /// What asked for the capture (`reset`, `new`, `manual`, …).
+    pub trigger: String,
+    /// The transcript that was read.
+    pub transcript_file: String,
+    /// How many bytes of it `transcript_hash` covers.
+    pub transcript_bytes: u64,
+    /// `model` when the host's summarize callback wrote the summary,
+    /// `derived` when it was derived from the messages.
+    pub summary_source: String,
+    /// Why the callback's summary was not used, when it was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_error: Option<String>,
+}
+
+/// One pattern of the captured messages (seed 003 `PatternNote`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PatternNote {
+    /// Stable for one message and type: capturing twice gives the same id.
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub content: String,
+    pub timestamp: String,
+    pub confidence: f64,
+    /// Line of the transcript the message is on.
+    pub source_message_index: u32,
+    /// Blockers only: whether a later message of the window reports an
+    /// accomplishment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<bool>,
+}
+
+fn bullets(items: &[String]) -> String {
+    if items.is_empty() {
+        "- (none)".to_owned()
+    } else {
+        items
+            .iter()
+            .map(|i| format!("- {i}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+fn or_none(s: &str) -> &str {
+    if s.trim().is_empty() {
+        "(none)"
+    } else {
+        s
+    }
+}
+
+/// The seed's "Previous Session Context" markdown block of a state (its
+/// `updatedAt`, `project` and `summary`); empty lists and fields read
+/// `(none)`.
+pub fn render_context(updated_at: &str, project: &str, s: &HandoffSummary) -> String {
+    let work = if project.trim().is_empty() {
+        "the previous work"
+    } else {
+        project
+    };
+    format!(
+        "## Previous Session Context\n\n\
+         The previous session ended at {ended}.\n\n\
+         ### Current Project\n{project}\n\n\
+         ### In Progress\n{progress}\n\n\
+         ### Recent Blockers\n{blockers}\n\n\
+         ### Recent Decisions\n{decisions}\n\n\
+         ### Suggested Next Step\n{next}\n\n\
+         ---\n\n\
+         Ask the user: \"Would you like to continue where we left off with {work}?\"\n",
+        ended = updated_at,
+        project = or_none(project),
+        progress = bullets(&s.in_progress),
+        blockers = bullets(&s.blockers),
+        decisions = bullets(&s.decisions),
+        next = or_none(&s.next_step),
+    )
+}
