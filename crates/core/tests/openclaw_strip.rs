@@ -346,3 +346,81 @@ fn presets_and_truncation() {
             == ErrorCode::Parse
     );
 }
+
+#[test]
+fn removal_deletes_tool_only_messages_unparsed_but_never_a_line_it_cannot_read() {
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-31T08:00:00.000Z","cwd":"/w"}"#;
+    let msg = |id: &str, parent: &str, body: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-31T08:00:01.000Z","message":{body}}}"#
+        )
+    };
+    let lines = [
+        header.to_string(),
+        msg(
+            "u1",
+            "null",
+            r#"{"role":"user","content":"go","timestamp":1}"#,
+        )
+        .replace("\"null\"", "null"),
+        // Tool calls and thinking only: deleted whole.
+        msg(
+            "a1",
+            "u1",
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"toolCall","id":"c1","name":"exec","arguments":{"command":"ls"}}],"timestamp":2}"#,
+        ),
+        msg(
+            "r1",
+            "a1",
+            r#"{"role":"toolResult","toolCallId":"c1","toolName":"exec","content":[{"type":"text","text":"x"}],"isError":false,"timestamp":3}"#,
+        ),
+        // Text and a call: the call goes, the text stays.
+        msg(
+            "a2",
+            "r1",
+            r#"{"role":"assistant","content":[{"type":"text","text":"checking"},{"type":"toolUse","id":"c2","name":"exec","arguments":{}}],"timestamp":4}"#,
+        ),
+        msg(
+            "r2",
+            "a2",
+            r#"{"role":"toolResult","toolUseId":"c2","toolName":"exec","content":[{"type":"text","text":"y"}],"isError":false,"timestamp":5}"#,
+        ),
+        // Tool calls only, but not valid JSON (a bad escape): left as it is,
+        // and so is its result.
+        msg(
+            "a3",
+            "r2",
+            r#"{"role":"assistant","content":[{"type":"toolCall","id":"c3","name":"exec","arguments":{"command":"\q"}}],"timestamp":6}"#,
+        ),
+        msg(
+            "r3",
+            "a3",
+            r#"{"role":"toolResult","toolCallId":"c3","toolName":"exec","content":[{"type":"text","text":"z"}],"isError":false,"timestamp":7}"#,
+        ),
+        // String content is not a list of calls.
+        msg(
+            "a4",
+            "r3",
+            r#"{"role":"assistant","content":"all done","timestamp":8}"#,
+        ),
+    ];
+    let before = lines.join("\n") + "\n";
+    let out = strip_tools(before.as_bytes(), 0, 0).unwrap();
+    let after = String::from_utf8(out.bytes.clone()).unwrap();
+    let kept: Vec<&str> = after.lines().collect();
+    assert!(!after.contains(r#""id":"a1""#) && !after.contains(r#""id":"r1""#));
+    assert!(!after.contains(r#""id":"r2""#));
+    assert!(
+        kept.contains(&lines[6].as_str()) && kept.contains(&lines[7].as_str()),
+        "unreadable line and its result untouched"
+    );
+    assert!(kept.contains(&lines[8].as_str()));
+    let a2: Value =
+        serde_json::from_str(kept.iter().find(|l| l.contains(r#""id":"a2""#)).unwrap()).unwrap();
+    assert_eq!(
+        a2["message"]["content"],
+        json!([{"type": "text", "text": "checking"}])
+    );
+    assert_eq!(a2["parentId"], "u1", "re-linked past the deleted a1 and r1");
+    assert_eq!(out.stats.tool_calls_removed, 2);
+}

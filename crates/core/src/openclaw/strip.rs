@@ -13,6 +13,8 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::{as_str, field, field_start, Elements, Fields};
+use rayon::prelude::*;
+use serde::de::IgnoredAny;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -158,8 +160,16 @@ struct Line<'a> {
     parent: Option<String>,
     role: Option<String>,
     calls: Vec<String>,
+    /// Assistant messages: whether `content` is an array holding nothing
+    /// but tool calls and thinking, which a removal deletes whole.
+    calls_only: bool,
+    /// Tool-call blocks of an assistant message (with or without an id).
+    call_blocks: u32,
     result_for: Option<String>,
     refers: bool,
+    /// Whether the line is valid JSON, checked only where a line is to be
+    /// deleted without being parsed.
+    valid: bool,
     value: Option<Value>,
     deleted: bool,
     changed: bool,
@@ -174,8 +184,11 @@ impl<'a> Line<'a> {
             parent: None,
             role: None,
             calls: Vec::new(),
+            calls_only: false,
+            call_blocks: 0,
             result_for: None,
             refers: false,
+            valid: false,
             value: None,
             deleted: false,
             changed: false,
@@ -198,14 +211,17 @@ impl<'a> Line<'a> {
                 .or_else(|| field(m, b"toolUseId"))
                 .and_then(text);
             if line.role.as_deref() == Some("assistant") {
-                for block in field_start(m, b"content")
-                    .map(Elements::new)
-                    .into_iter()
-                    .flatten()
-                {
+                let content = field_start(m, b"content");
+                line.calls_only = content.is_some_and(|c| c.trim_ascii_start().starts_with(b"["));
+                for block in content.map(Elements::new).into_iter().flatten() {
                     let kind = field(block, b"type").and_then(text);
-                    if kind.as_deref().is_some_and(|t| CALL_TYPES.contains(&t)) {
-                        line.calls.extend(field(block, b"id").and_then(text));
+                    match kind.as_deref() {
+                        Some(t) if CALL_TYPES.contains(&t) => {
+                            line.call_blocks += 1;
+                            line.calls.extend(field(block, b"id").and_then(text));
+                        }
+                        Some("thinking" | "redacted_thinking") => {}
+                        _ => line.calls_only = false,
                     }
                 }
             }
@@ -237,7 +253,8 @@ impl<'a> Line<'a> {
 /// Strips `bytes` (a whole transcript) with `keep` turns-with-tools and
 /// `truncate_percent`.
 pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<StripOutput> {
-    let mut lines: Vec<Line<'_>> = bytes.split(|&b| b == b'\n').map(Line::read).collect();
+    let raw_lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let mut lines: Vec<Line<'_>> = raw_lines.par_iter().map(|raw| Line::read(raw)).collect();
     let header_ok = lines[0].kind.as_deref() == Some("session")
         && serde_json::from_slice::<Value>(lines[0].raw).is_ok();
     if !header_ok {
@@ -295,6 +312,20 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .filter(|l| l.role() == Some("assistant"))
         .count();
 
+    // Parse (in parallel) what will change. An assistant message of tool
+    // calls and thinking only is deleted whole: it is validated, not parsed.
+    lines.par_iter_mut().enumerate().skip(1).for_each(|(i, l)| {
+        match (l.role(), zone_of(turn_of[i] as usize)) {
+            (Some("assistant"), "removed") if l.calls_only => {
+                l.valid = serde_json::from_slice::<IgnoredAny>(l.raw).is_ok();
+            }
+            (Some("assistant"), "removed" | "truncated") | (Some("toolResult"), "truncated") => {
+                l.value_mut();
+            }
+            _ => {}
+        }
+    });
+
     // Remove and truncate.
     let mut removed_calls: HashSet<String> = HashSet::new();
     for i in 1..lines.len() {
@@ -303,6 +334,15 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
             continue;
         }
         let role = lines[i].role().map(str::to_owned);
+        if role.as_deref() == Some("assistant") && zone == "removed" && lines[i].calls_only {
+            let l = &mut lines[i];
+            if l.valid {
+                stats.tool_calls_removed += l.call_blocks;
+                removed_calls.extend(l.calls.iter().cloned());
+                l.deleted = true;
+            }
+            continue;
+        }
         let (mut changed, mut delete) = (false, false);
         let needs_value = matches!(
             (role.as_deref(), zone),
