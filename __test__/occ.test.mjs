@@ -279,6 +279,35 @@ test('cc sessions, status and select on a real git repository and the Claude Cod
   assert.match(occ(['cc', 'select', 'fix the login redirect', git], { env }).stdout, /^FRESH/);
 });
 
+test('handoff: capture, status, resume (offers it), clear, with --json as the addon returns it', () => {
+  const state = moltbotState();
+  const env = { OCC_STATE_DIR: state };
+  assert.match(occ(['handoff', 'status'], { env }).stdout, /^No handoff for agent main\.\n$/);
+  const cap = occ(['handoff', 'capture', '1b97', '--project', 'moltbot', '--json'], { env });
+  assert.equal(cap.code, 0, cap.stderr);
+  const st = cap.json();
+  assert.equal(st.previousSessionId, B1);
+  assert.equal(st.trigger, 'manual');
+  assert.equal(st.project, 'moltbot');
+  assert.ok(fs.existsSync(path.join(state, 'agents', 'main', 'handoff', 'session-state.json')));
+  const human = occ(['handoff', 'capture'], { env });
+  assert.match(human.stdout, new RegExp(`^✓ Handoff captured from ${F8}\n  Project: general `));
+  const status = occ(['handoff', 'status'], { env });
+  assert.match(status.stdout, new RegExp(`^Handoff from ${F8} \\(will be offered\\)\n`));
+  assert.match(status.stdout, /Transcript: unchanged; 2 snapshot\(s\)/);
+  const resume = occ(['handoff', 'resume'], { env });
+  assert.match(resume.stdout, /^## Previous Session Context\n/);
+  assert.match(occ(['handoff', 'status'], { env }).stdout, /\(offered less than 5 minutes ago\)/);
+  assert.equal(occ(['handoff', 'resume', '--json'], { env }).json().previousSessionId, F8, 'resume forces the offer');
+  assert.deepEqual(occ(['handoff', 'clear', '--json'], { env }).json(), { cleared: true });
+  assert.match(occ(['handoff', 'clear'], { env }).stdout, /^No handoff to clear\./);
+  assert.match(occ(['handoff', 'resume'], { env }).stdout, /^No handoff to resume for agent main\./);
+  const bad = occ(['handoff', 'rewind'], { env });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /Hint: use occ handoff capture\|status\|resume\|clear/);
+  assert.equal(occ(['handoff', 'capture', 'zzz'], { env }).code, 3);
+});
+
 test('every occ example in the README runs as documented', () => {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## The command line'));

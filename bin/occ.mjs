@@ -55,6 +55,12 @@ OpenClaw transcripts (agent from --agent, $OCC_AGENT, the config file, else "mai
       [-o <path>] [--no-register]
   occ restore <id>                            undo the last edit from its backup
 
+Session handoff (seed 003: what you were doing, for your next session):
+  occ handoff capture [id] [--project <name>] capture where the session left off
+  occ handoff status                          the captured handoff and its files
+  occ handoff resume                          print the context block (offers it now)
+  occ handoff clear                           discard the handoff
+
 Claude Code sessions of a repository (default: the current directory):
   occ cc sessions [repo]                      sessions, newest first
   occ cc status [repo]                        the pre-flight project briefing
@@ -84,7 +90,7 @@ class UsageError extends Error {
 function parseArgs(argv) {
   const flags = {};
   const positional = [];
-  const takesValue = new Set(['--agent', '--state-dir', '-n', '-o']);
+  const takesValue = new Set(['--agent', '--state-dir', '-n', '-o', '--project']);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -250,6 +256,41 @@ const commands = {
     if (!id) throw new UsageError('restore needs a session id', "run 'occ list' to see the session ids");
     const r = await addon().restoreFromBackup(id, { agentId: s.agentId, stateDir: s.stateDir });
     print(flags['--json'], r, () => [`✓ Session restored: ${r.sessionId}`, `  From: ${r.restoredFrom}`, `  Previous content kept as: ${r.replacedBackup} (run restore again to undo)`].join('\n'));
+  },
+  async handoff({ positional, flags }, s) {
+    const [sub, ...rest] = positional;
+    const opts = { agentId: s.agentId, stateDir: s.stateDir };
+    const summaryLines = (st) => [
+      `  Project: ${st.project}  Captured: ${st.updatedAt}  Expires: ${st.expiresAt}`,
+      `  Last topic: ${st.summary.lastTopic || '(none)'}`,
+      ...st.summary.inProgress.map((t) => `  In progress: ${t}`),
+      ...st.summary.blockers.map((b) => `  Blocker: ${b}`),
+      ...st.summary.decisions.map((d) => `  Decision: ${d}`),
+      `  Next step: ${st.summary.nextStep || '(none)'}`,
+    ];
+    if (sub === 'capture') {
+      if (rest.length > 1) throw new UsageError(`handoff capture takes at most one session id (got ${rest.join(' ')})`);
+      const st = await addon().captureHandoff({ ...opts, sessionId: rest[0], trigger: 'manual', project: flags['--project'] });
+      return print(flags['--json'], st, () => [`✓ Handoff captured from ${st.previousSessionId}`, ...summaryLines(st), `  Patterns: ${st.patterns.length}`].join('\n'));
+    }
+    if (rest.length) throw new UsageError(`handoff ${sub} takes no arguments (got ${rest.join(' ')})`);
+    if (sub === 'status') {
+      const h = await addon().handoffStatus(opts);
+      return print(flags['--json'], h, () => {
+        if (!h.state) return `No handoff for agent ${s.agentId}${h.reason === 'no handoff captured' ? '' : ` (${h.reason})`}.`;
+        const intact = h.transcriptIntact === null ? 'unreadable' : h.transcriptIntact ? 'unchanged' : 'rewritten since';
+        return [`Handoff from ${h.state.previousSessionId} (${h.offerable ? 'will be offered' : h.reason})`, ...summaryLines(h.state), `  Transcript: ${intact}; ${h.snapshotCount} snapshot(s), ${h.patternFileCount} pattern file(s) in ${h.dir}`].join('\n');
+      });
+    }
+    if (sub === 'resume') {
+      const st = await addon().checkForHandoff({ ...opts, force: true });
+      return print(flags['--json'], st, () => (st ? addon().renderHandoffContext(st) : `No handoff to resume for agent ${s.agentId}.`));
+    }
+    if (sub === 'clear') {
+      const r = await addon().clearHandoff(opts);
+      return print(flags['--json'], r, () => (r.cleared ? '✓ Handoff cleared.' : 'No handoff to clear.'));
+    }
+    throw new UsageError(`unknown command "handoff ${sub ?? ''}"`.trim(), 'use occ handoff capture|status|resume|clear');
   },
   async cc({ positional, flags }, s) {
     const [sub, ...rest] = positional;
