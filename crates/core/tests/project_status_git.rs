@@ -5,7 +5,9 @@
 use session_intel_core::claude_code::ScanCache;
 use session_intel_core::project_status::git::read_git_state;
 use session_intel_core::project_status::short_status::short_status_libgit2;
-use session_intel_core::project_status::{gather_project_status, ProjectStatusOptions};
+use session_intel_core::project_status::{
+    gather_project_status, untracked_listings, ProjectStatusOptions,
+};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -454,4 +456,135 @@ fn abbreviation_grows_with_the_object_count_as_gits_does() {
     let theirs = git_in(&dir, &["log", "-1", "--format=%h"]);
     assert_eq!(ours.head_commit_sha, theirs.trim());
     assert!(ours.head_commit_sha.len() >= 8, "{}", ours.head_commit_sha);
+}
+
+/// Sets the mtime of every directory and ignore file of the work tree (and
+/// `info/exclude`) a minute back, as if nothing had changed for a while:
+/// only then may a status reuse its untracked listing.
+fn settle(dir: &Path) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        fs::File::open(&d).unwrap().set_modified(past).unwrap();
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_name() == ".git" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else if e.file_name() == ".gitignore" {
+                fs::File::open(&p).unwrap().set_modified(past).unwrap();
+            }
+        }
+    }
+    for exclude in [".git/info/exclude", ".git/global-ignore"] {
+        let exclude = dir.join(exclude);
+        if exclude.exists() {
+            fs::File::open(&exclude)
+                .unwrap()
+                .set_modified(past)
+                .unwrap();
+        }
+    }
+}
+
+/// One change made to a work tree between two statuses.
+type Change = fn(&Path);
+
+/// The status lines of a whole briefing, as the gateway asks for them (the
+/// repository kept open between asks, listings reused).
+fn status_lines(dir: &Path) -> Vec<String> {
+    let mut options = ProjectStatusOptions::default();
+    options.discover.claude_config_dir = Some(dir.join(".git/no-claude"));
+    options.discover.registry_root = Some(dir.join(".git/no-state"));
+    let brief = gather_project_status(dir.to_str().unwrap(), None, &options, &ScanCache::new());
+    brief.unwrap().git.status.lines
+}
+
+#[test]
+fn repeated_statuses_reuse_what_did_not_change_and_see_every_change() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "repeated");
+    write(&dir, ".gitignore", "build/\n*.log\n");
+    write(&dir, "src/a.rs", "a");
+    write(&dir, "src/deep/b.rs", "b");
+    git_in(&dir, &["add", "."]);
+    commit(&dir, "base", 1000);
+    write(&dir, "notes.txt", "untracked");
+    write(&dir, "build/out.o", "ignored");
+    write(&dir, "scratch/idea.md", "untracked folder");
+    write(
+        &dir,
+        "logs-only/x.log",
+        "a folder of ignored files is not shown",
+    );
+    let steps: [(&str, Change); 14] = [
+        ("nothing", |_| {}),
+        ("a new file in a tracked folder", |d| {
+            write(d, "src/deep/new.rs", "n")
+        }),
+        ("a file in an ignored folder", |d| {
+            write(d, "build/more.o", "i")
+        }),
+        ("an edit in place of a tracked file", |d| {
+            write(d, "src/a.rs", "changed")
+        }),
+        ("a .gitignore edited in place", |d| {
+            write(d, ".gitignore", "build/\n*.log\n*.txt\n")
+        }),
+        ("info/exclude", |d| {
+            fs::write(d.join(".git/info/exclude"), "scratch/\n").unwrap()
+        }),
+        ("the untracked folder emptied", |d| {
+            fs::remove_file(d.join("scratch/idea.md")).unwrap()
+        }),
+        ("a deep file in a folder of ignored files", |d| {
+            write(d, "logs-only/sub/dir/real.md", "shown")
+        }),
+        ("a new nested folder", |d| write(d, "src/deep/er/c.rs", "c")),
+        ("a staged file", |d| {
+            git_in(d, &["add", "src/deep/new.rs"]).truncate(0)
+        }),
+        ("a commit", |d| commit(d, "next", 10)),
+        ("core.excludesFile set", |d| {
+            fs::write(d.join(".git/global-ignore"), "notes.txt\n").unwrap();
+            git_in(d, &["config", "core.excludesFile", ".git/global-ignore"]).truncate(0);
+        }),
+        ("the excludes file edited", |d| {
+            fs::write(d.join(".git/global-ignore"), "src/deep/er/\n").unwrap()
+        }),
+        ("a removed tracked file", |d| {
+            fs::remove_file(d.join("src/deep/b.rs")).unwrap()
+        }),
+    ];
+    for (what, change) in steps {
+        change(&dir);
+        // Straight after the change (nothing reusable yet), then settled
+        // (a listing is kept), then again (the kept listing is reused).
+        for round in ["fresh", "settled", "reused"] {
+            if round == "settled" {
+                settle(&dir);
+            }
+            // git must not refresh the index: that alone would defeat reuse.
+            let ours = status_lines(&dir);
+            let git: Vec<String> = git_in(&dir, &["--no-optional-locks", "status", "--short"])
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            assert_eq!(ours, git, "after {what} ({round})");
+        }
+    }
+    // Reuse is real: a settled, unchanged tree is listed once, then not again.
+    settle(&dir);
+    let root = dir.join("");
+    let _ = status_lines(&dir);
+    let listed = untracked_listings(&root);
+    assert_eq!(status_lines(&dir), status_lines(&dir));
+    assert_eq!(untracked_listings(&root), listed, "no new walk");
+    // Even a change whose folder mtime is set back is seen (the change time moves).
+    write(&dir, "hidden.md", "h");
+    settle(&dir);
+    assert!(status_lines(&dir).contains(&"?? hidden.md".to_string()));
+    assert_eq!(untracked_listings(&root), listed + 1);
 }

@@ -19,15 +19,16 @@
 use super::short_status::{
     finish, index_code, status_line, submodule_aware, worktree_code, ShortStatus,
 };
+use super::status_cache::{self, Stamp, Tracked, TrackedKey};
 use git2::{Delta, DiffFindOptions, IndexEntry, Repository, Status};
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 /// `flags_extended` bits of index entries this path does not model.
 const INTENT_TO_ADD: u16 = 1 << 13;
@@ -49,36 +50,87 @@ enum Worktree {
 }
 
 /// The status, or `None` when the repository needs libgit2's full walk.
+/// What did not change since the last status of the same work tree is
+/// reused (see [`status_cache`]).
 pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
     let root = repo.workdir()?.to_path_buf();
-    let index = repo.index().ok()?;
-    if index.has_conflicts() {
-        return None;
-    }
-    let entries: Vec<IndexEntry> = index.iter().collect();
+    let index_stamp = Stamp::of(&repo.path().join("index"));
+    let head_tree = match repo.head() {
+        Ok(h) => Some(h.peel_to_tree().ok()?.id()),
+        Err(e) if e.code() == git2::ErrorCode::UnbornBranch => None,
+        Err(_) => return None,
+    };
+    let key = TrackedKey {
+        index: index_stamp,
+        head_tree,
+    };
+    let cached = status_cache::tracked(&root, key);
+    let index = match cached {
+        Some(_) => None,
+        None => {
+            let mut index = repo.index().ok()?;
+            // A repository kept open keeps its index: re-read it if it changed.
+            index.read(false).ok()?;
+            if index.has_conflicts() {
+                return None;
+            }
+            Some(index)
+        }
+    };
+    let loaded: Option<Vec<IndexEntry>> = index.as_ref().map(|i| i.iter().collect());
+    let entries: &[IndexEntry] = match (&cached, &loaded) {
+        (Some(t), _) => &t.entries,
+        (None, Some(e)) => e,
+        (None, None) => return None,
+    };
     if entries
         .iter()
         .any(|e| e.flags_extended & (INTENT_TO_ADD | SKIP_WORKTREE) != 0)
     {
         return None;
     }
-    let excludes = exclude_files(repo);
-    let index_mtime = fs::metadata(repo.path().join("index"))
-        .map(|m| (m.mtime(), m.mtime_nsec()))
-        .unwrap_or((0, 0));
+    let candidates = exclude_candidates(repo);
+    let excludes: Vec<PathBuf> = candidates.iter().filter(|f| f.is_file()).cloned().collect();
+    let index_mtime = index_stamp.map_or((0, 0), |s| s.mtime());
 
     let (staged, worktree) = std::thread::scope(|scope| {
         let worktree = scope.spawn(|| {
             rayon::join(
-                || worktree_suspects(&root, &entries, index_mtime),
-                || untracked_paths(&root, &entries, &excludes),
+                || worktree_suspects(&root, entries, index_mtime),
+                || {
+                    status_cache::untracked(&root, key, &candidates).or_else(|| {
+                        let started = SystemTime::now();
+                        let (paths, dirs) = untracked_paths(&root, entries, &excludes)?;
+                        status_cache::remember_untracked(
+                            &root,
+                            key,
+                            &candidates,
+                            dirs,
+                            started,
+                            &paths,
+                        );
+                        Some(paths)
+                    })
+                },
             )
         });
-        let staged = staged_changes(repo, &index);
+        let staged = index.as_ref().map(|i| staged_changes(repo, i));
         (staged, worktree.join())
     });
-    let staged = staged?;
     let (suspects, untracked) = worktree.ok()?;
+    let tracked = match (cached, staged, loaded) {
+        (Some(t), _, _) => t,
+        (None, Some(staged), Some(entries)) => {
+            let t = Arc::new(Tracked {
+                entries,
+                staged: staged?,
+            });
+            status_cache::remember_tracked(&root, key, t.clone());
+            t
+        }
+        _ => return None,
+    };
+    let staged = tracked.staged.clone();
 
     // path -> (X, Y, renamed from)
     let mut changes: HashMap<String, (char, char, Option<String>)> = HashMap::new();
@@ -163,15 +215,16 @@ fn worktree_suspects(
             let dir = root.join(std::ffi::OsStr::from_bytes(parent(&group[0])));
             let dir_fd = fs::File::open(&dir).ok();
             group.iter().filter_map(move |e| {
-                let rel = String::from_utf8_lossy(&e.path).into_owned();
-                if e.mode & TYPE_MASK == GITLINK {
-                    return Some((rel, Worktree::Suspect)); // submodules: libgit2 decides
-                }
-                let name = &e.path[e.path.len() - rel_name_len(&e.path)..];
-                let Some(st) = dir_fd.as_ref().and_then(|d| lstat_at(d, name)) else {
-                    return Some((rel, Worktree::Deleted));
+                let state = if e.mode & TYPE_MASK == GITLINK {
+                    Some(Worktree::Suspect) // submodules: libgit2 decides
+                } else {
+                    let name = &e.path[e.path.len() - rel_name_len(&e.path)..];
+                    match dir_fd.as_ref().and_then(|d| lstat_at(d, name)) {
+                        Some(st) => compare(e, &st, index_mtime),
+                        None => Some(Worktree::Deleted),
+                    }
                 };
-                compare(e, &st, index_mtime).map(|w| (rel, w))
+                state.map(|w| (String::from_utf8_lossy(&e.path).into_owned(), w))
             })
         })
         .collect()
@@ -194,7 +247,20 @@ fn rel_name_len(path: &[u8]) -> usize {
 /// `lstat` of `name` inside the open directory `dir`.
 fn lstat_at(dir: &fs::File, name: &[u8]) -> Option<libc::stat> {
     use std::os::fd::AsRawFd;
-    let name = std::ffi::CString::new(name).ok()?;
+    // Names are short: NUL-terminate on the stack, not in a heap CString.
+    let len = name.len();
+    let mut buf = [0u8; 256];
+    let heap;
+    let name: &std::ffi::CStr = if name.len() < buf.len() {
+        buf[..name.len()].copy_from_slice(name);
+        std::ffi::CStr::from_bytes_until_nul(&buf).ok()?
+    } else {
+        heap = std::ffi::CString::new(name).ok()?;
+        &heap
+    };
+    if name.count_bytes() != len || len == 0 {
+        return None; // empty, or holding a NUL: not a file name
+    }
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: a valid directory fd, a NUL-terminated name and a buffer the
     // size of `struct stat`; the buffer is read only when the call succeeds.
@@ -245,24 +311,31 @@ fn stat_matches(e: &IndexEntry, st: &libc::stat, index_mtime: (i64, i64)) -> boo
 /// The exclude files that apply besides `.gitignore`: the repository's
 /// `info/exclude` (in the common git dir, shared by linked worktrees) and
 /// `core.excludesFile` (any config level; default `$XDG_CONFIG_HOME/git/ignore`).
-fn exclude_files(repo: &Repository) -> Vec<PathBuf> {
+/// Every candidate is listed, present or not: a status reused from before
+/// must notice one appearing.
+fn exclude_candidates(repo: &Repository) -> Vec<PathBuf> {
     let mut files = vec![repo.commondir().join("info").join("exclude")];
+    // A relative path is relative to the top of the work tree, where git runs.
+    let top = repo.workdir().unwrap_or_else(|| repo.path());
     let configured = repo
         .config()
         .ok()
-        .and_then(|c| c.get_path("core.excludesFile").ok());
+        .and_then(|c| c.get_path("core.excludesFile").ok())
+        .map(|p| top.join(p));
     let default = std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
         .map(|c| c.join("git").join("ignore"));
     files.extend(configured.or(default));
-    files.retain(|f| f.is_file());
     files
 }
 
 /// A walk of `dir` that applies git's ignore rules and nothing else.
-fn git_walk(dir: &Path, parents: bool, excludes: &[PathBuf]) -> WalkBuilder {
+/// Patterns of the exclude files are relative to `top`, the top of the work
+/// tree, as git reads them.
+fn git_walk(dir: &Path, top: &Path, parents: bool, excludes: &[PathBuf]) -> WalkBuilder {
     let mut w = WalkBuilder::new(dir);
+    w.current_dir(top);
     w.standard_filters(false)
         .hidden(false)
         .parents(parents)
@@ -279,11 +352,12 @@ fn git_walk(dir: &Path, parents: bool, excludes: &[PathBuf]) -> WalkBuilder {
 
 /// Untracked, not ignored paths; a folder holding no tracked file is one
 /// entry `folder/` (when it holds anything not ignored), as git shows it.
+/// Also returns every directory listed on the way.
 fn untracked_paths(
     root: &Path,
     entries: &[IndexEntry],
     excludes: &[PathBuf],
-) -> Option<Vec<String>> {
+) -> Option<(Vec<String>, Vec<PathBuf>)> {
     let tracked: HashSet<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
     let mut tracked_dirs: HashSet<&[u8]> = HashSet::new();
     for e in entries {
@@ -296,46 +370,53 @@ fn untracked_paths(
     }
     let files = Mutex::new(Vec::new());
     let folders: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    git_walk(root, false, excludes).build_parallel().run(|| {
-        Box::new(|entry| {
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            let Ok(rel) = entry.path().strip_prefix(root) else {
-                return WalkState::Continue;
-            };
-            let rel = rel.as_os_str().as_bytes();
-            if rel.is_empty() {
-                return WalkState::Continue;
-            }
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if is_dir {
-                if tracked_dirs.contains(rel) {
+    let listed: Mutex<Vec<PathBuf>> = Mutex::new(vec![root.to_path_buf()]);
+    git_walk(root, root, false, excludes)
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                let Ok(rel) = entry.path().strip_prefix(root) else {
+                    return WalkState::Continue;
+                };
+                let rel = rel.as_os_str().as_bytes();
+                if rel.is_empty() {
                     return WalkState::Continue;
                 }
-                if tracked.contains(rel) {
-                    return WalkState::Skip; // a submodule (gitlink entry)
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if is_dir {
+                    if tracked_dirs.contains(rel) {
+                        listed
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(entry.into_path());
+                        return WalkState::Continue;
+                    }
+                    if tracked.contains(rel) {
+                        return WalkState::Skip; // a submodule (gitlink entry)
+                    }
+                    folders
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(entry.into_path());
+                    return WalkState::Skip;
                 }
-                folders
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(entry.into_path());
-                return WalkState::Skip;
-            }
-            if !tracked.contains(rel) {
-                files
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(String::from_utf8_lossy(rel).into_owned());
-            }
-            WalkState::Continue
-        })
-    });
+                if !tracked.contains(rel) {
+                    files
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(String::from_utf8_lossy(rel).into_owned());
+                }
+                WalkState::Continue
+            })
+        });
     let mut out = files.into_inner().ok()?;
     let folders = folders.into_inner().ok()?;
     let shown: Vec<String> = folders
         .par_iter()
-        .filter(|dir| holds_untracked_content(dir, excludes))
+        .filter(|dir| holds_untracked_content(dir, root, excludes, &listed))
         .filter_map(|dir| {
             Some(format!(
                 "{}/",
@@ -344,24 +425,43 @@ fn untracked_paths(
         })
         .collect();
     out.extend(shown);
-    Some(out)
+    Some((out, listed.into_inner().ok()?))
 }
 
 /// Whether an untracked folder holds anything git would list: a nested
 /// repository, or a file its ignore rules do not exclude.
-fn holds_untracked_content(dir: &Path, excludes: &[PathBuf]) -> bool {
+/// The directories it lists are added to `listed`.
+fn holds_untracked_content(
+    dir: &Path,
+    root: &Path,
+    excludes: &[PathBuf],
+    listed: &Mutex<Vec<PathBuf>>,
+) -> bool {
     if dir.join(".git").exists() {
+        listed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(dir.to_path_buf());
         return true;
     }
     let found = std::sync::atomic::AtomicBool::new(false);
-    git_walk(dir, true, excludes).build_parallel().run(|| {
-        Box::new(|entry| match entry {
-            Ok(e) if !e.file_type().is_some_and(|t| t.is_dir()) => {
-                found.store(true, std::sync::atomic::Ordering::Relaxed);
-                WalkState::Quit
-            }
-            _ => WalkState::Continue,
-        })
-    });
+    git_walk(dir, root, true, excludes)
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| match entry {
+                Ok(e) if e.file_type().is_some_and(|t| t.is_dir()) => {
+                    listed
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(e.into_path());
+                    WalkState::Continue
+                }
+                Ok(_) => {
+                    found.store(true, std::sync::atomic::Ordering::Relaxed);
+                    WalkState::Quit
+                }
+                _ => WalkState::Continue,
+            })
+        });
     found.into_inner()
 }

@@ -140,11 +140,17 @@ fn packed_object_count(pack_dir: &Path) -> u64 {
         .sum()
 }
 
-/// The shortest prefix of `oid` of at least `min` digits that is unique.
+/// The shortest prefix of `oid` of at least `min` digits that no other
+/// object shares (as git's `%h`: objects only, refs play no part).
 fn short_sha(repo: &Repository, oid: git2::Oid, min: usize) -> String {
     let full = oid.to_string();
+    let Ok(odb) = repo.odb() else {
+        return full[..min.min(full.len())].to_owned();
+    };
     for len in min..full.len() {
-        match repo.revparse_single(&full[..len]) {
+        let unique =
+            git2::Oid::from_str(&full[..len]).and_then(|prefix| odb.exists_prefix(prefix, len));
+        match unique {
             Err(e) if e.code() == GitErrorCode::Ambiguous => continue,
             _ => return full[..len].to_owned(),
         }

@@ -7,13 +7,16 @@ mod fast_status;
 pub mod git;
 pub mod github;
 pub mod relative_date;
+mod repo_cache;
 pub mod short_status;
+mod status_cache;
 
 use crate::claude_code::paths::resolve_lexically;
 use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, ScanCache};
 use crate::error::{Error, ErrorCode, Result};
 use git::{read_git_state, GitState};
 use github::{github_state, GithubState};
+pub use status_cache::untracked_listings;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -92,21 +95,18 @@ pub fn gather_project_status(
         )
         .with_hint("pass the path of a repository (or any directory inside one)"));
     }
-    let repo = git2::Repository::discover(&resolved).ok();
-    let root: PathBuf = match &repo {
-        Some(r) => r.workdir().unwrap_or_else(|| r.path()).to_path_buf(),
-        None => resolved.clone(),
-    };
+    let repo_root = repo_cache::with_repository(&resolved, |r| {
+        r.workdir().unwrap_or_else(|| r.path()).to_path_buf()
+    });
+    let is_git_repo = repo_root.is_some();
+    let root = repo_root.unwrap_or_else(|| resolved.clone());
     let root = PathBuf::from(root.to_string_lossy().trim_end_matches('/'));
     let root_str = root.to_string_lossy().into_owned();
-    let is_git_repo = repo.is_some();
     let now = chrono::Utc::now();
-    drop(repo); // git2 repositories are not shared between threads: each opens its own
 
     let (git, github, sessions) = std::thread::scope(|s| {
         let git = s.spawn(|| {
-            git2::Repository::discover(&resolved)
-                .map(|r| read_git_state(&r, now.timestamp()))
+            repo_cache::with_repository(&resolved, |r| read_git_state(r, now.timestamp()))
                 .unwrap_or_default()
         });
         let github = s.spawn(|| {

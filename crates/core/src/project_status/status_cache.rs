@@ -1,0 +1,201 @@
+//! What one status of a work tree found that the next may reuse: the
+//! gateway asks before every spawn, and most of a status is unchanged
+//! between two asks.
+//!
+//! - The index and what it stages against HEAD, while `.git/index` has the
+//!   same stat data (git replaces it by rename, so any write changes it) and
+//!   HEAD names the same tree.
+//! - The untracked paths, while additionally every directory the walk listed
+//!   and every ignore file it applied has the same stat data: adding,
+//!   removing or renaming an entry changes its directory's mtime and change
+//!   time, as git's own untracked cache relies on. A listing made within a
+//!   second of a change is never reused (the change may have raced it).
+//!
+//! Tracked files are always `lstat`-ed again: an edit in place changes no
+//! directory.
+
+use git2::{IndexEntry, Oid};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The stat data that change when a file or directory does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    /// Changes with any change to the entry, and cannot be set back.
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    /// The path's stamp (not following a final symlink); `None` if absent.
+    pub fn of(path: &Path) -> Option<Stamp> {
+        fs::symlink_metadata(path).ok().map(|m| Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+
+    /// `(seconds, nanoseconds)` of the last modification.
+    pub fn mtime(&self) -> (i64, i64) {
+        self.mtime
+    }
+}
+
+/// The index as the status reads it, and the staged changes it holds.
+pub struct Tracked {
+    pub entries: Vec<IndexEntry>,
+    /// path -> (X code, renamed from)
+    pub staged: HashMap<String, (char, Option<String>)>,
+}
+
+/// What the tracked part depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrackedKey {
+    pub index: Option<Stamp>,
+    /// The tree HEAD names (`None`: unborn branch).
+    pub head_tree: Option<Oid>,
+}
+
+/// Untracked paths and what they were read from.
+struct Untracked {
+    key: TrackedKey,
+    /// Every directory listed, with its stamp and its `.gitignore`'s.
+    dirs: Vec<(PathBuf, Option<Stamp>, Option<Stamp>)>,
+    /// The exclude files that may apply (present or not).
+    excludes: Vec<(PathBuf, Option<Stamp>)>,
+    paths: Vec<String>,
+}
+
+#[derive(Default)]
+struct Entry {
+    tracked: Option<(TrackedKey, Arc<Tracked>)>,
+    untracked: Option<Arc<Untracked>>,
+    /// Untracked walks made (diagnostics: reuse shows as no new walk).
+    listings: u64,
+}
+
+/// Work trees remembered at once; more evict an arbitrary one.
+const MAX_WORK_TREES: usize = 16;
+/// A stamp this close to the listing may have raced it.
+const RACY: Duration = Duration::from_secs(1);
+
+static CACHE: LazyLock<Mutex<HashMap<PathBuf, Entry>>> = LazyLock::new(Default::default);
+
+fn with_entry<R>(root: &Path, f: impl FnOnce(&mut Entry) -> R) -> R {
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if !cache.contains_key(root) && cache.len() >= MAX_WORK_TREES {
+        if let Some(evict) = cache.keys().next().cloned() {
+            cache.remove(&evict);
+        }
+    }
+    f(cache.entry(root.to_path_buf()).or_default())
+}
+
+/// The tracked part remembered for `root` under `key`, if any.
+pub fn tracked(root: &Path, key: TrackedKey) -> Option<Arc<Tracked>> {
+    with_entry(root, |e| {
+        e.tracked
+            .as_ref()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, t)| t.clone())
+    })
+}
+
+/// Remembers the tracked part of `root`.
+pub fn remember_tracked(root: &Path, key: TrackedKey, tracked: Arc<Tracked>) {
+    with_entry(root, |e| e.tracked = Some((key, tracked)));
+}
+
+fn dir_stamps(dir: &Path) -> (Option<Stamp>, Option<Stamp>) {
+    (Stamp::of(dir), Stamp::of(&dir.join(".gitignore")))
+}
+
+/// The untracked paths remembered for `root`, if nothing they were read
+/// from has changed since.
+pub fn untracked(
+    root: &Path,
+    key: TrackedKey,
+    exclude_candidates: &[PathBuf],
+) -> Option<Vec<String>> {
+    let snapshot = with_entry(root, |e| e.untracked.clone())?;
+    let unchanged = snapshot.key == key
+        && snapshot.excludes.len() == exclude_candidates.len()
+        && snapshot
+            .excludes
+            .iter()
+            .zip(exclude_candidates)
+            .all(|((path, stamp), candidate)| path == candidate && Stamp::of(path) == *stamp)
+        && snapshot
+            .dirs
+            .par_iter()
+            .all(|(dir, stamp, ignore)| dir_stamps(dir) == (*stamp, *ignore));
+    unchanged.then(|| snapshot.paths.clone())
+}
+
+/// Remembers the untracked paths of a walk that started at `started` and
+/// listed `dirs`, unless something changed too close to the walk to trust.
+pub fn remember_untracked(
+    root: &Path,
+    key: TrackedKey,
+    exclude_candidates: &[PathBuf],
+    dirs: Vec<PathBuf>,
+    started: SystemTime,
+    paths: &[String],
+) {
+    let dirs: Vec<(PathBuf, Option<Stamp>, Option<Stamp>)> = dirs
+        .into_par_iter()
+        .map(|d| {
+            let (stamp, ignore) = dir_stamps(&d);
+            (d, stamp, ignore)
+        })
+        .collect();
+    let excludes: Vec<(PathBuf, Option<Stamp>)> = exclude_candidates
+        .iter()
+        .map(|p| (p.clone(), Stamp::of(p)))
+        .collect();
+    let cutoff = started
+        .checked_sub(RACY)
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or((0, 0), |d| {
+            (d.as_secs() as i64, i64::from(d.subsec_nanos()))
+        });
+    let settled = |s: &Option<Stamp>| s.is_none_or(|s| s.mtime < cutoff);
+    let trustworthy = dirs
+        .iter()
+        .all(|(_, s, i)| s.is_some() && settled(s) && settled(i))
+        && excludes.iter().all(|(_, s)| settled(s));
+    let snapshot = trustworthy.then(|| {
+        Arc::new(Untracked {
+            key,
+            dirs,
+            excludes,
+            paths: paths.to_vec(),
+        })
+    });
+    with_entry(root, |e| {
+        e.untracked = snapshot;
+        e.listings += 1;
+    });
+}
+
+/// How many times the untracked paths of the work tree at `root` were
+/// listed by walking it in this process (the other statuses reused a
+/// listing).
+pub fn untracked_listings(root: &Path) -> u64 {
+    CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(root)
+        .map_or(0, |e| e.listings)
+}
