@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 use session_intel_core::handoff::messages::{fingerprint, recent_messages};
 use session_intel_core::handoff::state::render_context;
 use session_intel_core::handoff::store::{
-    capture_handoff, check_for_handoff, clear_handoff, handoff_status, CaptureRequest, HandoffDir,
-    Summarizer, SummaryRequest,
+    capture_handoff, check_for_handoff, clear_handoff, handoff_status, prepare_capture,
+    CaptureRequest, HandoffDir, Summarizer, SummaryRequest,
 };
 use session_intel_core::handoff::summary::{summary_from_reply, HandoffSummary};
 use session_intel_core::ErrorCode;
@@ -662,4 +662,20 @@ fn renders_the_seed_context_block() {
     assert!(
         render_context("t", "", &HandoffSummary::default()).contains("### Current Project\n(none)")
     );
+}
+
+#[test]
+fn the_summary_prompt_clips_long_messages_but_the_request_keeps_them_whole() {
+    let mut lines = conversation();
+    let pasted = format!("Here is the log:\n{}", "E".repeat(50_000));
+    lines.push(message("a7", Some("a6"), "user", &pasted));
+    let (_d, state, _) = state_with(&lines);
+    let prepared = prepare_capture(&request(&state, at("2026-03-01T10:00:00Z"))).unwrap();
+    assert_eq!(prepared.request.messages.last().unwrap().text, pasted);
+    assert!(
+        prepared.request.prompt.len() < 5_000,
+        "{}",
+        prepared.request.prompt.len()
+    );
+    assert!(prepared.request.prompt.contains("[user] Here is the log:"));
 }

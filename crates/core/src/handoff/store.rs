@@ -7,7 +7,7 @@
 //! wrote, so the directory is as it was.
 
 use super::messages::{prefix_matches, recent_messages, Message};
-use super::patterns::detect_patterns;
+use super::patterns::{clip_chars, detect_patterns};
 use super::state::{PatternNote, SessionState};
 use super::summary::{derive_summary, summary_from_reply, HandoffSummary};
 use crate::error::{Error, ErrorCode, Result};
@@ -29,6 +29,9 @@ pub const DEFAULT_EXPIRY_HOURS: f64 = 24.0;
 pub const DEFAULT_MESSAGE_LIMIT: usize = 50;
 /// How long the host's summarize callback may take.
 pub const DEFAULT_SUMMARIZE_TIMEOUT_MS: u64 = 20_000;
+/// Characters of one message in the summary prompt (pasted logs and files
+/// would otherwise crowd out the conversation).
+const PROMPT_MESSAGE_CHARS: usize = 2_000;
 /// A handoff offered less than this long ago is not offered again.
 const REOFFER_AFTER_MINUTES: i64 = 5;
 /// What may ask for a capture (seed 003 §3.2 and §5.3).
@@ -197,7 +200,11 @@ fn summary_prompt(messages: &[Message]) -> String {
          Keep each entry to one short line; leave out greetings and small talk.\n\n",
     );
     for m in messages {
-        prompt.push_str(&format!("[{}] {}\n\n", m.role, m.text));
+        prompt.push_str(&format!(
+            "[{}] {}\n\n",
+            m.role,
+            clip_chars(&m.text, PROMPT_MESSAGE_CHARS)
+        ));
     }
     prompt
 }
