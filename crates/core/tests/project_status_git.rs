@@ -588,3 +588,45 @@ fn repeated_statuses_reuse_what_did_not_change_and_see_every_change() {
     assert!(status_lines(&dir).contains(&"?? hidden.md".to_string()));
     assert_eq!(untracked_listings(&root), listed + 1);
 }
+
+#[test]
+fn a_repository_created_again_at_the_same_path_is_read_afresh() {
+    let base = tempfile::tempdir().unwrap();
+    let mut options = ProjectStatusOptions::default();
+    options.discover.claude_config_dir = Some(base.path().join("no-claude"));
+    options.discover.registry_root = Some(base.path().join("no-state"));
+    let head = |dir: &Path| {
+        let brief = gather_project_status(dir.to_str().unwrap(), None, &options, &ScanCache::new());
+        let git = brief.unwrap().git;
+        (
+            git.head_commit_message,
+            git.recent_commits.len(),
+            git.status.lines,
+            git.head_commit_sha,
+        )
+    };
+    for (life, commits) in [("first life", 3), ("second life", 1)] {
+        let dir = base.path().join("again");
+        let _ = fs::remove_dir_all(&dir);
+        let dir = new_repo(base.path(), "again");
+        write(&dir, "a.txt", life);
+        if commits == 3 {
+            git_in(&dir, &["config", "core.abbrev", "12"]);
+        }
+        git_in(&dir, &["add", "."]);
+        for n in 0..commits {
+            commit(&dir, &format!("{life} {n}"), 100 - n);
+        }
+        write(&dir, &format!("{}.new", life.replace(' ', "-")), "u");
+        let (message, count, status, sha) = head(&dir);
+        let git_sha = git_in(&dir, &["log", "-1", "--format=%h"]);
+        assert_eq!(
+            sha,
+            git_sha.trim_end(),
+            "abbreviation as configured in {life}"
+        );
+        assert_eq!(message, format!("{life} {}", commits - 1));
+        assert_eq!(count, commits as usize);
+        assert_eq!(status, [format!("?? {}.new", life.replace(' ', "-"))]);
+    }
+}

@@ -14,7 +14,22 @@ use std::sync::{LazyLock, Mutex};
 /// Repositories kept at once; more close an arbitrary one.
 const MAX_OPEN: usize = 16;
 
-static OPEN: LazyLock<Mutex<HashMap<PathBuf, Repository>>> = LazyLock::new(Default::default);
+/// An open repository and the identity of its git dir when it was opened.
+struct Kept {
+    repo: Repository,
+    git_dir: (u64, u64),
+}
+
+static OPEN: LazyLock<Mutex<HashMap<PathBuf, Kept>>> = LazyLock::new(Default::default);
+
+/// Device and inode of a repository's git dir: a repository deleted and
+/// created again at the same path is another repository.
+fn identity(repo: &Repository) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(repo.path())
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
 
 /// Runs `f` on the repository found from `path` (as `git` finds it from a
 /// directory inside it); `None` when there is none. A repository is used by
@@ -24,18 +39,22 @@ pub fn with_repository<R>(path: &Path, f: impl FnOnce(&Repository) -> R) -> Opti
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(path)
-        .filter(|r| r.path().is_dir());
-    let repo = match kept {
-        Some(r) => r,
-        None => Repository::discover(path).ok()?,
+        .filter(|k| identity(&k.repo) == Some(k.git_dir));
+    let kept = match kept {
+        Some(k) => k,
+        None => {
+            let repo = Repository::discover(path).ok()?;
+            let git_dir = identity(&repo)?;
+            Kept { repo, git_dir }
+        }
     };
-    let out = f(&repo);
+    let out = f(&kept.repo);
     let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
     if open.len() >= MAX_OPEN {
         if let Some(evict) = open.keys().next().cloned() {
             open.remove(&evict);
         }
     }
-    open.insert(path.to_path_buf(), repo);
+    open.insert(path.to_path_buf(), kept);
     Some(out)
 }
