@@ -2,7 +2,7 @@
 //! a backup first, an atomic replace, and every line another writer appends
 //! meanwhile carried over (research openclaw-formats.md §2.2, §5).
 
-use super::strip::{strip_tools, StripOutput};
+use super::strip::{strip_tools, StripOutput, REFERENCE_FIELDS};
 use super::transcripts::{resolve_transcript, AgentSessions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
@@ -104,13 +104,7 @@ fn relink_line(raw: &[u8], relinked: &HashMap<String, Option<String>>) -> Vec<u8
         return raw.to_vec();
     };
     let mut changed = false;
-    for field in [
-        "parentId",
-        "firstKeptEntryId",
-        "fromId",
-        "targetId",
-        "appendParentId",
-    ] {
+    for field in std::iter::once("parentId").chain(REFERENCE_FIELDS) {
         if let Some(new) = v
             .get(field)
             .and_then(Value::as_str)

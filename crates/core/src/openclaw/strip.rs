@@ -114,7 +114,8 @@ const IMAGE_NOTE: &str = "[image removed]";
 /// Text of an assistant message kept so the transcript keeps one.
 const KEPT_ASSISTANT_NOTE: &str = "[tool calls removed]";
 /// Fields that name another entry.
-const REFERENCE_FIELDS: [&str; 4] = ["firstKeptEntryId", "fromId", "targetId", "appendParentId"];
+pub(crate) const REFERENCE_FIELDS: [&str; 4] =
+    ["firstKeptEntryId", "fromId", "targetId", "appendParentId"];
 const CALL_TYPES: [&str; 3] = ["toolCall", "toolUse", "functionCall"];
 
 /// `s` cut to 2 lines and 120 characters, marker included, so that cutting
