@@ -37,9 +37,12 @@ pub struct RecentMessages {
     pub transcript_hash: String,
 }
 
-/// The fields of an entry that place it in the tree.
+/// The fields of an entry that place it in the tree, and its message's
+/// role (the content is skipped, never parsed).
 #[derive(Deserialize)]
 struct Link<'a> {
+    #[serde(borrow, default)]
+    message: Option<Role<'a>>,
     #[serde(rename = "type", borrow, default)]
     kind: Option<&'a str>,
     #[serde(borrow, default)]
@@ -50,11 +53,20 @@ struct Link<'a> {
     target_id: Option<&'a str>,
 }
 
+#[derive(Deserialize)]
+struct Role<'a> {
+    #[serde(borrow, default)]
+    role: Option<&'a str>,
+}
+
 /// An entry kept while the tree is walked.
 struct Node<'a> {
     line: u32,
     raw: &'a [u8],
     is_message: bool,
+    /// A user or assistant message: only these are parsed (tool results,
+    /// often the bulk of a transcript, are not).
+    is_conversation: bool,
     parent: Option<&'a str>,
 }
 
@@ -158,10 +170,13 @@ pub fn recent_messages(path: &Path, limit: usize) -> Result<RecentMessages> {
         if let Some(id) = link.id {
             ids.insert(id, nodes.len());
         }
+        let is_message = link.kind == Some("message");
+        let role = link.message.and_then(|m| m.role);
         nodes.push(Node {
             line: line as u32,
             raw,
-            is_message: link.kind == Some("message"),
+            is_message,
+            is_conversation: is_message && matches!(role, Some("user" | "assistant")),
             parent: link.parent_id,
         });
     }
@@ -173,7 +188,7 @@ pub fn recent_messages(path: &Path, limit: usize) -> Result<RecentMessages> {
     let mut messages: Vec<Message> = branch
         .iter()
         .rev()
-        .filter(|&&i| nodes[i].is_message)
+        .filter(|&&i| nodes[i].is_conversation)
         .filter_map(|&i| conversation_message(nodes[i].line, nodes[i].raw))
         .take(limit)
         .collect();

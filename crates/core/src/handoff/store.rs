@@ -18,6 +18,7 @@ use chrono::{DateTime, Duration, NaiveDate, SecondsFormat, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::collections::HashSet;
 use std::fs;
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -176,7 +177,7 @@ fn pattern_notes(session_id: &str, messages: &[Message], fallback_time: &str) ->
                     .unwrap_or_else(|| fallback_time.to_owned()),
                 confidence: p.confidence,
                 source_message_index: m.index,
-                resolved: (kind == "blocker").then_some(false),
+                resolved: None,
             });
         }
     }
@@ -377,7 +378,7 @@ fn append_patterns(
     written: &mut Vec<Written>,
 ) -> Result<()> {
     let old = fs::read(path).ok();
-    let known: Vec<String> = old
+    let known: HashSet<String> = old
         .as_deref()
         .unwrap_or_default()
         .split(|&b| b == b'\n')
@@ -420,8 +421,9 @@ pub fn commit_capture(prepared: PreparedCapture, now: DateTime<Utc>) -> Result<S
         for d in [dir.snapshots(), dir.patterns()] {
             fs::create_dir_all(&d).map_err(|e| Error::write_failed(&d, &e))?;
         }
+        let text = to_json(&state, true)?;
         let snapshot = snapshot_path(&dir.snapshots(), now);
-        write_atomic(&snapshot, &to_json(&state, true)?, Some(0o600))?;
+        write_atomic(&snapshot, &text, Some(0o600))?;
         written.push(Written::Created(snapshot));
         let day = dir
             .patterns()
@@ -430,7 +432,7 @@ pub fn commit_capture(prepared: PreparedCapture, now: DateTime<Utc>) -> Result<S
         append_patterns(&day, &state.patterns, session, &mut written)?;
         let path = dir.state_path();
         let old = fs::read(&path).ok();
-        write_atomic(&path, &to_json(&state, true)?, Some(0o600))?;
+        write_atomic(&path, &text, Some(0o600))?;
         written.push(match old {
             Some(old) => Written::Replaced(path, old),
             None => Written::Created(path),
