@@ -86,7 +86,7 @@ fn conversation() -> Vec<Value> {
             "a6",
             Some("a5"),
             "assistant",
-            "Next I'll migrate the remaining routes to the session store.",
+            "Next I'll migrate the remaining routes in routes.rs to the session store.",
         ),
     ]
 }
@@ -176,7 +176,7 @@ fn recent_messages_follow_the_active_branch_and_fingerprint_what_was_read() {
     );
     assert_eq!(
         recent.messages[1].text,
-        "Next I'll migrate the remaining routes to the session store."
+        "Next I'll migrate the remaining routes in routes.rs to the session store."
     );
     assert_eq!(recent.messages[0].role, "user");
     assert_eq!(recent.last_message_index, 7);
@@ -255,7 +255,7 @@ fn capture_writes_state_snapshot_and_day_patterns_with_the_derived_summary() {
     );
     assert_eq!(
         s.summary.next_step,
-        "Next I'll migrate the remaining routes to the session store"
+        "Next I'll migrate the remaining routes in routes.rs to the session store"
     );
 
     let dir = HandoffDir::of(&state, "main");

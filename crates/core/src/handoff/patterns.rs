@@ -152,14 +152,7 @@ pub fn detect_patterns(text: &str) -> Vec<DetectedPattern> {
         return Vec::new();
     }
     let mut found: Vec<DetectedPattern> = Vec::new();
-    let mut start = 0;
-    let mut sentences = Vec::new();
-    for end in SENTENCE_END.find_iter(text) {
-        sentences.push(&text[start..end.end()]);
-        start = end.end();
-    }
-    sentences.push(&text[start..]);
-    for sentence in sentences.into_iter().map(str::trim).filter(|s| s.len() > 3) {
+    for sentence in sentences(text).into_iter().filter(|s| s.len() > 3) {
         let question = sentence.ends_with('?');
         let resolved = RESOLVED.is_match(sentence);
         for phrases in PHRASES.iter() {
@@ -190,6 +183,19 @@ pub fn detect_patterns(text: &str) -> Vec<DetectedPattern> {
     }
     found.sort_by_key(|p| p.kind);
     found
+}
+
+/// The sentences of `text`, trimmed, with their closing punctuation: split
+/// after `.`, `!` or `?` followed by a space, and at line breaks.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in SENTENCE_END.find_iter(text) {
+        out.push(text[start..end.end()].trim());
+        start = end.end();
+    }
+    out.push(text[start..].trim());
+    out
 }
 
 /// Whether a message is empty, or only a greeting, thanks or a short casual

@@ -3,7 +3,7 @@
 //! it can; otherwise it is derived from the messages and their patterns.
 
 use super::messages::Message;
-use super::patterns::{clip_chars, is_chatter, PatternType};
+use super::patterns::{clip_chars, is_chatter, sentences, PatternType};
 use super::state::PatternNote;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -97,12 +97,10 @@ pub fn derive_summary(messages: &[Message], notes: &[PatternNote]) -> HandoffSum
         Some(m) if m.role == "user" && !is_chatter(&m.text) => {
             format!("Answer the last request: {}", headline(&m.text))
         }
-        Some(m) if m.role == "assistant" => m
-            .text
-            .split(['.', '!', '?', '\n'])
-            .map(str::trim)
+        Some(m) if m.role == "assistant" => sentences(&m.text)
+            .into_iter()
             .find(|s| NEXT_ACTION.is_match(s))
-            .map(|s| clip_chars(s, LINE_MAX))
+            .map(|s| clip_chars(s.trim_end_matches(['.', '!', '?']), LINE_MAX))
             .unwrap_or_else(|| continue_with(&last_topic)),
         _ => continue_with(&last_topic),
     };
