@@ -77,12 +77,8 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
             Some(index)
         }
     };
-    let loaded: Option<Vec<IndexEntry>> = index.as_ref().map(|i| i.iter().collect());
-    let entries: &[IndexEntry] = match (&cached, &loaded) {
-        (Some(t), _) => &t.entries,
-        (None, Some(e)) => e,
-        (None, None) => return None,
-    };
+    let loaded: Vec<IndexEntry> = index.iter().flat_map(|i| i.iter()).collect();
+    let entries: &[IndexEntry] = cached.as_ref().map_or(&loaded, |t| &t.entries);
     if entries
         .iter()
         .any(|e| e.flags_extended & (INTENT_TO_ADD | SKIP_WORKTREE) != 0)
@@ -114,28 +110,26 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
                 },
             )
         });
-        let staged = index.as_ref().map(|i| staged_changes(repo, i));
+        let staged = index.as_ref().map(|i| staged_changes(repo, head_tree, i));
         (staged, worktree.join())
     });
     let (suspects, untracked) = worktree.ok()?;
-    let tracked = match (cached, staged, loaded) {
-        (Some(t), _, _) => t,
-        (None, Some(staged), Some(entries)) => {
+    let tracked = match cached {
+        Some(t) => t,
+        None => {
             let t = Arc::new(Tracked {
-                entries,
-                staged: staged?,
+                entries: loaded,
+                staged: staged.flatten()?,
             });
             status_cache::remember_tracked(&root, key, t.clone());
             t
         }
-        _ => return None,
     };
-    let staged = tracked.staged.clone();
 
     // path -> (X, Y, renamed from)
     let mut changes: HashMap<String, (char, char, Option<String>)> = HashMap::new();
-    for (path, (x, from)) in staged {
-        changes.insert(path, (x, ' ', from));
+    for (path, (x, from)) in &tracked.staged {
+        changes.insert(path.clone(), (*x, ' ', from.clone()));
     }
     for (path, state) in suspects {
         let y = match state {
@@ -161,12 +155,12 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
 /// Returns path -> (X code, renamed from).
 fn staged_changes(
     repo: &Repository,
+    head_tree: Option<git2::Oid>,
     index: &git2::Index,
 ) -> Option<HashMap<String, (char, Option<String>)>> {
-    let head = match repo.head() {
-        Ok(h) => Some(h.peel_to_tree().ok()?),
-        Err(e) if e.code() == git2::ErrorCode::UnbornBranch => None,
-        Err(_) => return None,
+    let head = match head_tree {
+        Some(id) => Some(repo.find_tree(id).ok()?),
+        None => None,
     };
     let mut diff = repo
         .diff_tree_to_index(head.as_ref(), Some(index), None)
