@@ -367,7 +367,7 @@ export interface EditStatistics {
 }
 
 /** The stable `code` of every error this addon throws or rejects with. */
-export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_REPO_NOT_FOUND' | 'E_SESSION_NOT_FOUND' | 'E_AMBIGUOUS_SESSION' | 'E_NO_SESSIONS' | 'E_AGENT_NOT_FOUND' | 'E_UNKNOWN_PRESET' | 'E_PARSE' | 'E_SESSION_BUSY' | 'E_CONCURRENT_MODIFICATION' | 'E_NO_BACKUP' | 'E_WRITE_FAILED' | 'E_UNSUPPORTED_STORE' | 'E_INTERNAL'
+export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_REPO_NOT_FOUND' | 'E_SESSION_NOT_FOUND' | 'E_AMBIGUOUS_SESSION' | 'E_NO_SESSIONS' | 'E_AGENT_NOT_FOUND' | 'E_UNKNOWN_PRESET' | 'E_PARSE' | 'E_SESSION_BUSY' | 'E_CONCURRENT_MODIFICATION' | 'E_NO_BACKUP' | 'E_WRITE_FAILED' | 'E_UNSUPPORTED_STORE' | 'E_TRANSCRIPT_UNAVAILABLE' | 'E_INTERNAL'
 
 /**
  * Copies a transcript under a new UUID (header `parentSession` naming the
@@ -384,6 +384,32 @@ export declare function executeClone(options?: CloneOptions | undefined | null):
  * `E_UNSUPPORTED_STORE`, … leaving every file as it was.
  */
 export declare function executeEdit(options?: EditOptions | undefined | null): Promise<EditResult>
+
+/** Options of `exportTranscript`. */
+export interface ExportOptions {
+  agentId?: string
+  stateDir?: string
+  /** Write the JSONL here (a new file, mode 0600); absent: return it as `jsonl`. */
+  outputPath?: string
+}
+
+/** What `exportTranscript` wrote. */
+export interface ExportResult {
+  sessionId: string
+  /** Where the JSONL was written. */
+  path?: string
+  /** The JSONL, when no `outputPath` was given. */
+  jsonl?: string
+  eventCount: number
+  bytes: number
+}
+
+/**
+ * A session as pi JSONL (the header first, then one event per line,
+ * exactly as stored): OpenClaw 2026.8 and later have no way to get a
+ * session back out of their SQLite store. Works on JSONL stores too.
+ */
+export declare function exportTranscript(sessionId?: string | undefined | null, options?: ExportOptions | undefined | null): Promise<ExportResult>
 
 /**
  * The pre-flight briefing on a repository: git state (read in-process, as
@@ -991,7 +1017,10 @@ export interface SessionState {
   resumeAvailable: boolean
   resumeOfferedAt: string | null
   trigger: string
+  /** The transcript read: its JSONL file, or the agent database. */
   transcriptFile: string
+  /** The store it was read from. */
+  transcriptStore: 'jsonl' | 'sqlite'
   transcriptBytes: number
   summarySource: 'model' | 'derived'
   summaryError: string | null
@@ -1073,6 +1102,7 @@ export declare function transcriptInfo(sessionId: string, options?: TranscriptOp
 export interface TranscriptInfo {
   sessionId: string
   path: string
+  store: "jsonl" | "sqlite"
   sizeBytes: number
   modified: Date
   formatVersion: number
@@ -1109,17 +1139,34 @@ export interface TranscriptOptions {
   limit?: number
 }
 
-/** A transcript file. */
+/** A session's transcript. */
 export interface TranscriptSummary {
   sessionId: string
+  /** The JSONL file, or (SQLite store) the agent database. */
   path: string
+  /** Bytes of the transcript (decoded JSON, for SQLite). */
   sizeBytes: number
+  /** Last activity: the file's mtime, or the newest event's time. */
   modified: Date
-  /** `sessions.json` keys that point at this file. */
+  /**
+   * Session keys whose current session this is (`sessions.json` keys,
+   * or OpenClaw's `session_nodes`).
+   */
   sessionKeys: Array<string>
   label?: string
   displayName?: string
   updatedAt?: Date
+  /** Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite` (2026.8 and later). */
+  store: "jsonl" | "sqlite"
+  /**
+   * `available`; `cold` (moved to a cold archive by OpenClaw) or `empty`
+   * (no events): listed, but refused for editing.
+   */
+  availability: "available" | "cold" | "empty"
+  /** SQLite: the number of events. */
+  eventCount?: number
+  /** SQLite: the session key its window belongs to, current or not. */
+  windowKey?: string
 }
 
 /** One turn and what the edit did to it. */

@@ -853,6 +853,7 @@ module.exports.discoverSessions = nativeBinding.discoverSessions
 module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.executeClone = nativeBinding.executeClone
 module.exports.executeEdit = nativeBinding.executeEdit
+module.exports.exportTranscript = nativeBinding.exportTranscript
 module.exports.gatherProjectStatus = nativeBinding.gatherProjectStatus
 module.exports.handoffStatus = nativeBinding.handoffStatus
 module.exports.keywordFallback = nativeBinding.keywordFallback

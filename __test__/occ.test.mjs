@@ -77,7 +77,7 @@ test('list: newest first, relative times and human sizes, -n, --verbose, --json 
   const human = occ(['list', '--state-dir', state]);
   assert.equal(human.code, 0, human.stderr);
   const lines = human.stdout.trim().split('\n');
-  assert.match(lines[0], /^SESSION\s+MODIFIED\s+SIZE\s+NAME/);
+  assert.match(lines[0], /^SESSION\s+MODIFIED\s+SIZE\s+STATE\s+NAME/);
   assert.match(lines[1], /^f8c3e7a8\s+\d+[smhd] ago\s+\d+ KB/);
   assert.match(lines[2], /^1b975ccf\s+\d+d ago\s+\d+(\.\d)? (KB|MB)/);
   assert.equal(occ(['list', '-n', '1', '--state-dir', state]).stdout.trim().split('\n').length, 2);
@@ -177,7 +177,7 @@ test('every error row: exit code, message on stderr, resolution hint', () => {
   const sqlite = moltbotState();
   fs.mkdirSync(path.join(sqlite, 'agents', 'main', 'agent'), { recursive: true });
   fs.writeFileSync(path.join(sqlite, 'agents', 'main', 'agent', 'openclaw-agent.sqlite'), '');
-  assertError(occ(['list', '--state-dir', sqlite]), 6, /SQLite/, /JSONL/);
+  assertError(occ(['list', '--state-dir', sqlite]), 6, /not an OpenClaw agent database/, /19, 21, 23/);
   assertError(occ(['edit', '--strip-tools=gentle', '--state-dir', state]), 2, /unknown preset "gentle"/, /default, aggressive, extreme/);
   assertError(occ(['edit', '--state-dir', state]), 2, /--strip-tools/, /occ edit --strip-tools/);
   assertError(occ(['info', '--state-dir', state]), 2, /session id/, /occ list/);

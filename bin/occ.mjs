@@ -15,7 +15,7 @@ const addon = () => require('../index.js');
 /** Exit codes by error code. */
 const EXIT = {
   E_INVALID_ARGUMENT: 2, E_UNKNOWN_PRESET: 2, E_PARSE: 2,
-  E_SESSION_NOT_FOUND: 3, E_AGENT_NOT_FOUND: 3, E_NO_SESSIONS: 3, E_NO_BACKUP: 3, E_REPO_NOT_FOUND: 3,
+  E_SESSION_NOT_FOUND: 3, E_AGENT_NOT_FOUND: 3, E_NO_SESSIONS: 3, E_NO_BACKUP: 3, E_REPO_NOT_FOUND: 3, E_TRANSCRIPT_UNAVAILABLE: 3,
   E_AMBIGUOUS_SESSION: 4,
   E_SESSION_BUSY: 5, E_CONCURRENT_MODIFICATION: 5,
   E_UNSUPPORTED_STORE: 6,
@@ -38,6 +38,7 @@ COMMON COMMANDS:
   occ list                         Show available sessions
   occ info <id>                    Analyze session before cleaning
   occ restore <id>                 Undo last edit from backup
+  occ export <id> -o file.jsonl    Save a session as JSONL
 
 FLAGS:
   --json       Machine-readable output
@@ -46,7 +47,8 @@ FLAGS:
 
 const HELP = `usage: occ <command> [options]
 
-OpenClaw transcripts (agent from --agent, $OCC_AGENT, the config file, else "main"):
+OpenClaw transcripts, in JSONL files (OpenClaw up to 2026.7) or the agent's SQLite
+database (2026.8 and later); agent from --agent, $OCC_AGENT, the config file, else "main":
   occ list [-n <count>]                       sessions of the agent, newest first
   occ info <id>                               what a session holds
   occ edit [id] --strip-tools[=<preset>]      strip old tool calls in place (backup first)
@@ -54,8 +56,9 @@ OpenClaw transcripts (agent from --agent, $OCC_AGENT, the config file, else "mai
   occ clone <id> [--strip-tools[=<preset>]]   copy into a new session
       [-o <path>] [--no-register]
   occ restore <id>                            undo the last edit from its backup
+  occ export <id> [-o <file>]                 the session as JSONL (stdout, or a new file)
 
-Session handoff (seed 003: what you were doing, for your next session):
+Session handoff (what you were doing, for your next session):
   occ handoff capture [id] [--project <name>] capture where the session left off
   occ handoff status                          the captured handoff and its files
   occ handoff resume                          print the context block (offers it now)
@@ -71,12 +74,16 @@ Options:
   --json              result objects as JSON   --verbose           more detail
   --quickstart        a short guide            --help              this text
 
-Ids may be unique prefixes; without an id, edit takes the most recent session.
+Ids may be unique prefixes or session keys (agent:main:main, or just main); without an id,
+edit takes the most recent session. SQLite sessions are edited only while idle: with a gateway
+running, not during a turn. Backups of SQLite sessions are JSONL files in
+<state>/agents/<agent>/session-intel-backups/.
 Presets: default (keep 20 turns with tools, truncate half), aggressive (10), extreme (0),
 or your own in occ.config.json / .occrc: {"agent", "stateDir", "preset", "presets": {name: {keepTurnsWithTools, truncatePercent}}}.
 Precedence: flags > $OCC_AGENT, $OCC_STATE_DIR, $OCC_PRESET > config file > defaults.
 
-Exit codes: 0 ok, 1 internal, 2 invalid input or unreadable transcript, 3 not found, 4 ambiguous id, 5 busy, 6 unsupported store.`;
+Exit codes: 0 ok, 1 internal, 2 invalid input or unreadable transcript, 3 not found (or a
+transcript in a cold archive or without events), 4 ambiguous id, 5 busy, 6 unsupported store.`;
 
 class UsageError extends Error {
   constructor(message, hint) {
@@ -214,8 +221,9 @@ const commands = {
     const list = await addon().listTranscripts({ agentId: s.agentId, stateDir: s.stateDir, limit });
     print(flags['--json'], list, () => {
       if (!list.length) return `No sessions for agent ${s.agentId}.`;
-      const rows = list.map((t) => [t.sessionId.slice(0, 8), ago(t.modified), size(t.sizeBytes), t.label ?? t.displayName ?? t.sessionKeys[0] ?? '', flags['--verbose'] ? t.path : '']);
-      return table(rows, ['SESSION', 'MODIFIED', 'SIZE', 'NAME', flags['--verbose'] ? 'PATH' : '']);
+      const state = (t) => (t.availability === 'available' ? '' : t.availability);
+      const rows = list.map((t) => [t.sessionId.slice(0, 8), ago(t.modified), size(t.sizeBytes), state(t), t.label ?? t.displayName ?? t.sessionKeys[0] ?? t.windowKey ?? '', flags['--verbose'] ? t.path : '']);
+      return table(rows, ['SESSION', 'MODIFIED', 'SIZE', 'STATE', 'NAME', flags['--verbose'] ? 'PATH' : '']);
     });
   },
   async info({ positional, flags }, s) {
@@ -256,6 +264,14 @@ const commands = {
     if (!id) throw new UsageError('restore needs a session id', "run 'occ list' to see the session ids");
     const r = await addon().restoreFromBackup(id, { agentId: s.agentId, stateDir: s.stateDir });
     print(flags['--json'], r, () => [`✓ Session restored: ${r.sessionId}`, `  From: ${r.restoredFrom}`, `  Previous content kept as: ${r.replacedBackup} (run restore again to undo)`].join('\n'));
+  },
+  async export({ positional, flags }, s) {
+    const [id] = positional;
+    if (!id) throw new UsageError('export needs a session id', "run 'occ list' to see the session ids");
+    const outputPath = flags['-o'] ? path.resolve(flags['-o']) : undefined;
+    const r = await addon().exportTranscript(id, { agentId: s.agentId, stateDir: s.stateDir, outputPath });
+    if (!outputPath && !flags['--json']) return process.stdout.write(r.jsonl);
+    print(flags['--json'], r, () => `✓ Session exported: ${r.sessionId}\n  ${r.eventCount} events, ${size(r.bytes)} → ${r.path}`);
   },
   async handoff({ positional, flags }, s) {
     const [sub, ...rest] = positional;

@@ -34,6 +34,8 @@ pub enum ErrorCode {
     WriteFailed,
     #[napi(value = "E_UNSUPPORTED_STORE")]
     UnsupportedStore,
+    #[napi(value = "E_TRANSCRIPT_UNAVAILABLE")]
+    TranscriptUnavailable,
     #[napi(value = "E_INTERNAL")]
     Internal,
 }

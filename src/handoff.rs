@@ -88,7 +88,11 @@ pub struct SessionState {
     pub resume_available: bool,
     pub resume_offered_at: Option<String>,
     pub trigger: String,
+    /// The transcript read: its JSONL file, or the agent database.
     pub transcript_file: String,
+    /// The store it was read from.
+    #[napi(ts_type = "'jsonl' | 'sqlite'")]
+    pub transcript_store: String,
     pub transcript_bytes: f64,
     #[napi(ts_type = "'model' | 'derived'")]
     pub summary_source: String,
@@ -249,6 +253,7 @@ fn state_out(s: state::SessionState) -> SessionState {
         resume_offered_at: s.resume_offered_at,
         trigger: s.trigger,
         transcript_file: s.transcript_file,
+        transcript_store: s.transcript_store,
         transcript_bytes: s.transcript_bytes as f64,
         summary_source: s.summary_source,
         summary_error: s.summary_error,

@@ -6,6 +6,8 @@ use chrono::{DateTime, Utc};
 use indexmap::IndexMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use session_intel_core::openclaw::backups::DEFAULT_BACKUPS;
+use session_intel_core::openclaw::store::AgentStore;
 use session_intel_core::openclaw::{state_dir, transcripts as tr};
 use std::path::Path;
 
@@ -22,18 +24,33 @@ pub struct TranscriptOptions {
     pub limit: Option<u32>,
 }
 
-/// A transcript file.
+/// A session's transcript.
 #[napi(object)]
 pub struct TranscriptSummary {
     pub session_id: String,
+    /// The JSONL file, or (SQLite store) the agent database.
     pub path: String,
+    /// Bytes of the transcript (decoded JSON, for SQLite).
     pub size_bytes: f64,
+    /// Last activity: the file's mtime, or the newest event's time.
     pub modified: DateTime<Utc>,
-    /// `sessions.json` keys that point at this file.
+    /// Session keys whose current session this is (`sessions.json` keys,
+    /// or OpenClaw's `session_nodes`).
     pub session_keys: Vec<String>,
     pub label: Option<String>,
     pub display_name: Option<String>,
     pub updated_at: Option<DateTime<Utc>>,
+    /// Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite` (2026.8 and later).
+    #[napi(ts_type = "\"jsonl\" | \"sqlite\"")]
+    pub store: String,
+    /// `available`; `cold` (moved to a cold archive by OpenClaw) or `empty`
+    /// (no events): listed, but refused for editing.
+    #[napi(ts_type = "\"available\" | \"cold\" | \"empty\"")]
+    pub availability: String,
+    /// SQLite: the number of events.
+    pub event_count: Option<f64>,
+    /// SQLite: the session key its window belongs to, current or not.
+    pub window_key: Option<String>,
 }
 
 /// What a transcript holds.
@@ -41,6 +58,8 @@ pub struct TranscriptSummary {
 pub struct TranscriptInfo {
     pub session_id: String,
     pub path: String,
+    #[napi(ts_type = "\"jsonl\" | \"sqlite\"")]
+    pub store: String,
     pub size_bytes: f64,
     pub modified: DateTime<Utc>,
     pub format_version: u32,
@@ -74,12 +93,16 @@ fn summary(t: tr::TranscriptSummary) -> TranscriptSummary {
         label: t.label,
         display_name: t.display_name,
         updated_at: t.updated_at,
+        store: t.store.as_str().into(),
+        availability: t.availability.as_str().into(),
+        event_count: t.event_count.map(|n| n as f64),
+        window_key: t.window_key,
     }
 }
 
-fn open(o: &TranscriptOptions) -> session_intel_core::Result<tr::AgentSessions> {
+fn open(o: &TranscriptOptions) -> session_intel_core::Result<AgentStore> {
     let state = state_dir::resolve_state_dir(o.state_dir.as_deref().map(Path::new));
-    tr::AgentSessions::open(&state, o.agent_id.as_deref().unwrap_or("main"))
+    AgentStore::open(&state, o.agent_id.as_deref().unwrap_or("main"))
 }
 
 /// The agent's transcripts, newest first, with what `sessions.json` says
@@ -91,7 +114,7 @@ pub fn list_transcripts(
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(
         move || {
-            let mut list = tr::list_transcripts(&open(&o)?)?;
+            let mut list = open(&o)?.list()?;
             if let Some(limit) = o.limit {
                 list.truncate(limit as usize);
             }
@@ -110,7 +133,7 @@ pub fn resolve_transcript_id(
 ) -> AsyncTask<CoreTask<tr::TranscriptSummary, String>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(
-        move || tr::resolve_transcript(&open(&o)?, partial.as_deref()),
+        move || open(&o)?.resolve(partial.as_deref()),
         |t| t.session_id,
     ))
 }
@@ -125,13 +148,15 @@ pub fn transcript_info(
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(
         move || {
-            let t = tr::resolve_transcript(&open(&o)?, Some(&session_id))?;
-            let info = tr::transcript_info(&t.path)?;
+            let store = open(&o)?;
+            let t = store.resolve(Some(&session_id))?;
+            let info = tr::transcript_info(store.read(&t)?.bytes());
             Ok((t, info))
         },
         |(t, i)| TranscriptInfo {
             session_id: t.session_id,
             path: t.path.to_string_lossy().into_owned(),
+            store: t.store.as_str().into(),
             size_bytes: t.size_bytes as f64,
             modified: t.modified,
             format_version: i.format_version,
@@ -335,9 +360,7 @@ pub fn execute_edit(
         .collect();
     let session = o.session_id;
     let lock = lock_options(o.lock_timeout_ms);
-    let backups = o
-        .backups_to_keep
-        .map_or(edit::DEFAULT_BACKUPS, |n| n as usize);
+    let backups = o.backups_to_keep.map_or(DEFAULT_BACKUPS, |n| n as usize);
     AsyncTask::new(CoreTask::new(
         move || {
             let (keep, pct) = strip::resolve_settings(
@@ -354,7 +377,7 @@ pub fn execute_edit(
                 backups_to_keep: backups,
                 lock,
             };
-            edit::execute_edit(&open(&target)?, &request)
+            open(&target)?.edit(&request)
         },
         edit_result,
     ))
@@ -367,7 +390,6 @@ pub fn restore_from_backup(
     session_id: Option<String>,
     options: Option<EditOptions>,
 ) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::RestoreOutcome, RestoreResult>> {
-    use session_intel_core::openclaw::edit;
     let o = options.unwrap_or_default();
     let target = TranscriptOptions {
         agent_id: o.agent_id.clone(),
@@ -375,11 +397,9 @@ pub fn restore_from_backup(
         limit: None,
     };
     let lock = lock_options(o.lock_timeout_ms);
-    let backups = o
-        .backups_to_keep
-        .map_or(edit::DEFAULT_BACKUPS, |n| n as usize);
+    let backups = o.backups_to_keep.map_or(DEFAULT_BACKUPS, |n| n as usize);
     AsyncTask::new(CoreTask::new(
-        move || edit::restore_from_backup(&open(&target)?, session_id.as_deref(), lock, backups),
+        move || open(&target)?.restore(session_id.as_deref(), lock, backups),
         |r| RestoreResult {
             session_id: r.session_id,
             path: r.path.to_string_lossy().into_owned(),
@@ -501,16 +521,62 @@ pub fn execute_clone(
                 )?),
                 None => None,
             };
-            edit::execute_clone(
-                &open(&target)?,
-                &edit::CloneRequest {
-                    session,
-                    strip,
-                    output,
-                    no_register,
-                },
-            )
+            open(&target)?.clone_session(&edit::CloneRequest {
+                session,
+                strip,
+                output,
+                no_register,
+            })
         },
         clone_result,
+    ))
+}
+
+/// Options of `exportTranscript`.
+#[napi(object)]
+#[derive(Default)]
+pub struct ExportOptions {
+    pub agent_id: Option<String>,
+    pub state_dir: Option<String>,
+    /// Write the JSONL here (a new file, mode 0600); absent: return it as `jsonl`.
+    pub output_path: Option<String>,
+}
+
+/// What `exportTranscript` wrote.
+#[napi(object)]
+pub struct ExportResult {
+    pub session_id: String,
+    /// Where the JSONL was written.
+    pub path: Option<String>,
+    /// The JSONL, when no `outputPath` was given.
+    pub jsonl: Option<String>,
+    pub event_count: f64,
+    pub bytes: f64,
+}
+
+/// A session as pi JSONL (the header first, then one event per line,
+/// exactly as stored): OpenClaw 2026.8 and later have no way to get a
+/// session back out of their SQLite store. Works on JSONL stores too.
+#[napi(catch_unwind, ts_return_type = "Promise<ExportResult>")]
+pub fn export_transcript(
+    session_id: Option<String>,
+    options: Option<ExportOptions>,
+) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::ExportOutcome, ExportResult>> {
+    let o = options.unwrap_or_default();
+    let target = TranscriptOptions {
+        agent_id: o.agent_id,
+        state_dir: o.state_dir,
+        limit: None,
+    };
+    let output = o.output_path.map(std::path::PathBuf::from);
+    AsyncTask::new(CoreTask::new(
+        move || open(&target)?.export(session_id.as_deref(), output.as_deref()),
+        |r| ExportResult {
+            session_id: r.session_id,
+            path: r.path.map(|p| p.to_string_lossy().into_owned()),
+            jsonl: r.jsonl.map(|b| String::from_utf8_lossy(&b).into_owned()),
+            event_count: r.event_count as f64,
+            bytes: r.bytes as f64,
+        },
     ))
 }

@@ -8,11 +8,11 @@ fn main() {
     let out = session_intel_core::openclaw::strip::strip_tools(&bytes, 20, 50).unwrap();
     let strip = t.elapsed() - read;
     let tmp = std::env::temp_dir().join("strip_time.out");
-    session_intel_core::fs_safe::write_atomic(&tmp, &out.bytes, None).unwrap();
+    session_intel_core::fs_safe::write_atomic(&tmp, &out.render(&bytes), None).unwrap();
     println!(
         "read {read:?} strip {strip:?} write+fsync {:?} ({} -> {} bytes)",
         t.elapsed() - read - strip,
         bytes.len(),
-        out.bytes.len()
+        out.size_after
     );
 }

@@ -22,12 +22,14 @@ pub enum ErrorCode {
     NoBackup,
     WriteFailed,
     UnsupportedStore,
+    /// The session's transcript is in a cold archive or has no events.
+    TranscriptUnavailable,
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in the documented order.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::InvalidArgument,
         ErrorCode::RepoNotFound,
         ErrorCode::SessionNotFound,
@@ -41,6 +43,7 @@ impl ErrorCode {
         ErrorCode::NoBackup,
         ErrorCode::WriteFailed,
         ErrorCode::UnsupportedStore,
+        ErrorCode::TranscriptUnavailable,
         ErrorCode::Internal,
     ];
 
@@ -60,6 +63,7 @@ impl ErrorCode {
             ErrorCode::NoBackup => "E_NO_BACKUP",
             ErrorCode::WriteFailed => "E_WRITE_FAILED",
             ErrorCode::UnsupportedStore => "E_UNSUPPORTED_STORE",
+            ErrorCode::TranscriptUnavailable => "E_TRANSCRIPT_UNAVAILABLE",
             ErrorCode::Internal => "E_INTERNAL",
         }
     }
@@ -155,7 +159,7 @@ mod tests {
     #[test]
     fn codes_are_the_documented_strings() {
         let all: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
-        assert_eq!(all.len(), 14);
+        assert_eq!(all.len(), 15);
         assert!(all.iter().all(|c| c.starts_with("E_")));
         assert_eq!(ErrorCode::SessionBusy.to_string(), "E_SESSION_BUSY");
     }

@@ -149,7 +149,7 @@ fn recent_messages_follow_the_active_branch_and_fingerprint_what_was_read() {
         "Rewritten answer on the new branch.",
     ));
     let (_d, _state, path) = state_with(&lines);
-    let recent = recent_messages(&path, 50).unwrap();
+    let recent = recent_messages(&std::fs::read(&path).unwrap(), 50);
     let texts: Vec<&str> = recent.messages.iter().map(|m| m.text.as_str()).collect();
     assert_eq!(
         texts,
@@ -168,7 +168,7 @@ fn recent_messages_follow_the_active_branch_and_fingerprint_what_was_read() {
     // A leaf record moves the active leaf back to a6.
     lines.push(json!({"type":"leaf","id":"l1","parentId":"a7","timestamp":"2026-03-01T10:00:00.000Z","targetId":"a6"}));
     write_lines(&path, &lines);
-    let recent = recent_messages(&path, 2).unwrap();
+    let recent = recent_messages(&std::fs::read(&path).unwrap(), 2);
     assert_eq!(
         recent.messages.len(),
         2,
@@ -201,7 +201,7 @@ fn recent_messages_take_the_last_fifty_of_a_long_linear_transcript_and_skip_bad_
     let mut text = fs::read_to_string(&path).unwrap();
     text.insert_str(text.find('\n').unwrap() + 1, "{not json\n\n");
     fs::write(&path, text).unwrap();
-    let recent = recent_messages(&path, 50).unwrap();
+    let recent = recent_messages(&std::fs::read(&path).unwrap(), 50);
     assert_eq!(recent.messages.len(), 50);
     assert_eq!(recent.messages[0].text, "message number 30");
     assert_eq!(recent.messages[49].text, "message number 79");
@@ -625,7 +625,7 @@ fn captures_the_real_moltbot_transcripts() {
         req.session_id = Some(id.into());
         let s = capture(req, None).unwrap();
         assert!(s.previous_session_id.as_deref().unwrap().starts_with(id));
-        let recent = recent_messages(Path::new(&s.transcript_file), 50).unwrap();
+        let recent = recent_messages(&std::fs::read(Path::new(&s.transcript_file)).unwrap(), 50);
         assert_eq!(
             recent
                 .messages

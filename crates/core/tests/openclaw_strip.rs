@@ -2,7 +2,9 @@
 //! real format has, and on the real moltbot fixture.
 
 use serde_json::{json, Value};
-use session_intel_core::openclaw::strip::{resolve_settings, strip_tools, truncate_text};
+use session_intel_core::openclaw::strip::{
+    resolve_settings, strip_tools, truncate_text, StripStats, TurnReport,
+};
 use session_intel_core::ErrorCode;
 use std::collections::HashSet;
 
@@ -82,11 +84,33 @@ fn transcript(version: Option<u64>, turns: usize) -> String {
             );
         }
     }
+    // The leaf record OpenClaw writes: the current leaf, explicitly.
+    let last = format!("e{:04}", lines.len() - 1);
     push(
         &mut lines,
-        json!({"type": "leaf", "targetId": first_assistant, "appendParentId": first_assistant}),
+        json!({"type": "leaf", "targetId": last, "appendParentId": last}),
     );
     lines.join("\n") + "\n"
+}
+
+/// What a strip produced, rendered.
+struct Stripped {
+    bytes: Vec<u8>,
+    stats: StripStats,
+    turns: Vec<TurnReport>,
+}
+
+/// Plans and renders a strip; the plan's size is the rendered size.
+fn strip(input: &[u8], keep: u32, pct: u32) -> Stripped {
+    let out = strip_tools(input, keep, pct).unwrap();
+    let bytes = out.render(input);
+    assert_eq!(out.size_after, bytes.len() as u64, "planned size");
+    assert_eq!(out.changes_anything(), bytes != input);
+    Stripped {
+        bytes,
+        stats: out.stats,
+        turns: out.turns,
+    }
 }
 
 fn parse(text: &[u8]) -> Vec<Value> {
@@ -159,7 +183,7 @@ fn assert_valid(before: &[u8], after: &[u8]) {
 fn extreme_removes_every_tool_call_and_keeps_the_tree_whole() {
     for version in [None, Some(2), Some(3)] {
         let before = transcript(version, 6);
-        let out = strip_tools(before.as_bytes(), 0, 0).unwrap();
+        let out = strip(before.as_bytes(), 0, 0);
         assert_valid(before.as_bytes(), &out.bytes);
         let s = &out.stats;
         assert_eq!(
@@ -189,7 +213,7 @@ fn extreme_removes_every_tool_call_and_keeps_the_tree_whole() {
             .iter()
             .any(|v| v["message"]["role"] == "bashExecution"));
         // Idempotent: the same settings again change nothing.
-        assert_eq!(strip_tools(&out.bytes, 0, 0).unwrap().bytes, out.bytes);
+        assert_eq!(strip(&out.bytes, 0, 0).bytes, out.bytes);
     }
 }
 
@@ -197,7 +221,7 @@ fn extreme_removes_every_tool_call_and_keeps_the_tree_whole() {
 fn default_preset_zones_remove_truncate_and_preserve() {
     let before = transcript(Some(3), 30);
     let (keep, pct) = resolve_settings(None, None, None, &[]).unwrap();
-    let out = strip_tools(before.as_bytes(), keep, pct).unwrap();
+    let out = strip(before.as_bytes(), keep, pct);
     assert_valid(before.as_bytes(), &out.bytes);
     let s = &out.stats;
     assert_eq!(
@@ -265,11 +289,7 @@ fn default_preset_zones_remove_truncate_and_preserve() {
         .unwrap()
         .ends_with(" [truncated]"));
     assert_eq!(results[19]["message"]["content"][1]["type"], "image");
-    assert_eq!(
-        strip_tools(&out.bytes, keep, pct).unwrap().bytes,
-        out.bytes,
-        "idempotent"
-    );
+    assert_eq!(strip(&out.bytes, keep, pct).bytes, out.bytes, "idempotent");
 }
 
 #[test]
@@ -286,7 +306,7 @@ fn never_leaves_zero_assistant_messages() {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n";
-    let out = strip_tools(before.as_bytes(), 0, 0).unwrap();
+    let out = strip(before.as_bytes(), 0, 0);
     let after = parse(&out.bytes);
     assert_eq!(after.len(), 3);
     assert_eq!(
@@ -300,14 +320,14 @@ fn never_leaves_zero_assistant_messages() {
 fn the_real_fixture_with_compactions() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/openclaw/moltbot-2026-01-31/f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl");
     let before = std::fs::read(path).unwrap();
-    let out = strip_tools(&before, 0, 0).unwrap();
+    let out = strip(&before, 0, 0);
     assert_valid(&before, &out.bytes);
     assert_eq!(out.stats.tool_calls_removed, 11);
     assert!(out.bytes.len() < before.len() / 2);
-    let kept = strip_tools(&before, 20, 50).unwrap();
+    let kept = strip(&before, 20, 50);
     assert_eq!(kept.stats.tool_calls_removed, 0);
     // Nothing to remove or truncate beyond the default: byte-identical.
-    let preserved = strip_tools(&before, 100, 0).unwrap();
+    let preserved = strip(&before, 100, 0);
     assert_eq!(preserved.bytes, before);
 }
 
@@ -405,7 +425,7 @@ fn removal_deletes_tool_only_messages_unparsed_but_never_a_line_it_cannot_read()
         ),
     ];
     let before = lines.join("\n") + "\n";
-    let out = strip_tools(before.as_bytes(), 0, 0).unwrap();
+    let out = strip(before.as_bytes(), 0, 0);
     let after = String::from_utf8(out.bytes.clone()).unwrap();
     let kept: Vec<&str> = after.lines().collect();
     assert!(!after.contains(r#""id":"a1""#) && !after.contains(r#""id":"r1""#));

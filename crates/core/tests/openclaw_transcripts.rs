@@ -1,9 +1,8 @@
 //! Listing, resolving and reading OpenClaw transcripts on the real moltbot
 //! fixtures (shared/fixtures/openclaw) and generated edge cases.
 
-use session_intel_core::openclaw::transcripts::{
-    list_transcripts, resolve_transcript, transcript_info, AgentSessions,
-};
+use session_intel_core::openclaw::store::AgentStore;
+use session_intel_core::openclaw::transcripts::transcript_info;
 use session_intel_core::ErrorCode;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -25,6 +24,10 @@ fn state() -> (tempfile::TempDir, PathBuf) {
     (dir, state)
 }
 
+fn sessions_dir(state: &Path) -> PathBuf {
+    state.join("agents/main/sessions")
+}
+
 fn touch(path: &Path, secs_ago: u64) {
     let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
     fs::File::options()
@@ -38,8 +41,8 @@ fn touch(path: &Path, secs_ago: u64) {
 #[test]
 fn lists_live_transcripts_with_their_index_entries_newest_first() {
     let (_dir, state) = state();
-    let agent = AgentSessions::open(&state, "Main").unwrap();
-    let sessions = &agent.dir;
+    let agent = AgentStore::open(&state, "Main").unwrap();
+    let sessions = &sessions_dir(&state);
     touch(
         &sessions.join("1b975ccf-9dbe-4f4e-9d2b-8abe12178979.jsonl"),
         100,
@@ -58,7 +61,7 @@ fn lists_live_transcripts_with_their_index_entries_newest_first() {
     ] {
         fs::write(sessions.join(other), "{}\n").unwrap();
     }
-    let list = list_transcripts(&agent).unwrap();
+    let list = agent.list().unwrap();
     let ids: Vec<&str> = list.iter().map(|t| t.session_id.as_str()).collect();
     assert_eq!(
         ids,
@@ -82,48 +85,47 @@ fn lists_live_transcripts_with_their_index_entries_newest_first() {
 #[test]
 fn resolves_full_ids_unique_prefixes_and_the_most_recent() {
     let (_dir, state) = state();
-    let agent = AgentSessions::open(&state, "main").unwrap();
+    let agent = AgentStore::open(&state, "main").unwrap();
     touch(
-        &agent.dir.join("1b975ccf-9dbe-4f4e-9d2b-8abe12178979.jsonl"),
+        &sessions_dir(&state).join("1b975ccf-9dbe-4f4e-9d2b-8abe12178979.jsonl"),
         5,
     );
     touch(
-        &agent.dir.join("f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl"),
+        &sessions_dir(&state).join("f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl"),
         500,
     );
     assert_eq!(
-        resolve_transcript(&agent, None).unwrap().session_id,
+        agent.resolve(None).unwrap().session_id,
         "1b975ccf-9dbe-4f4e-9d2b-8abe12178979"
     );
     assert_eq!(
-        resolve_transcript(&agent, Some("f8c")).unwrap().session_id,
+        agent.resolve(Some("f8c")).unwrap().session_id,
         "f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1"
     );
     assert_eq!(
-        resolve_transcript(&agent, Some("1b975ccf-9dbe-4f4e-9d2b-8abe12178979"))
+        agent
+            .resolve(Some("1b975ccf-9dbe-4f4e-9d2b-8abe12178979"))
             .unwrap()
             .size_bytes,
         2340
     );
     fs::write(
-        agent.dir.join("f8c99999-0000-4000-8000-000000000000.jsonl"),
+        sessions_dir(&state).join("f8c99999-0000-4000-8000-000000000000.jsonl"),
         "",
     )
     .unwrap();
-    let err = resolve_transcript(&agent, Some("f8c")).unwrap_err();
+    let err = agent.resolve(Some("f8c")).unwrap_err();
     assert_eq!(err.code, ErrorCode::AmbiguousSession);
     assert!(
         err.message.contains("f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1")
             && err.message.contains("f8c99999")
     );
     assert_eq!(
-        resolve_transcript(&agent, Some("zzz")).unwrap_err().code,
+        agent.resolve(Some("zzz")).unwrap_err().code,
         ErrorCode::SessionNotFound
     );
     assert_eq!(
-        resolve_transcript(&agent, Some("../../x"))
-            .unwrap_err()
-            .code,
+        agent.resolve(Some("../../x")).unwrap_err().code,
         ErrorCode::InvalidArgument
     );
 }
@@ -131,7 +133,7 @@ fn resolves_full_ids_unique_prefixes_and_the_most_recent() {
 #[test]
 fn agents_that_do_not_exist_or_use_sqlite_are_refused_with_codes() {
     let (_dir, state) = state();
-    let err = AgentSessions::open(&state, "ops").unwrap_err();
+    let err = AgentStore::open(&state, "ops").unwrap_err();
     assert_eq!(err.code, ErrorCode::AgentNotFound);
     assert_eq!(err.hint.as_deref(), Some("available agents: main"));
     fs::create_dir_all(state.join("agents/main/agent")).unwrap();
@@ -140,22 +142,23 @@ fn agents_that_do_not_exist_or_use_sqlite_are_refused_with_codes() {
         "SQLite format 3\0",
     )
     .unwrap();
-    let err = AgentSessions::open(&state, "main").unwrap_err();
-    assert_eq!(err.code, ErrorCode::UnsupportedStore);
-    assert!(err.hint.unwrap().contains("2026.7"));
+    // The database wins over the sessions folder; a file that is not a
+    // database is refused when it is read.
+    let agent = AgentStore::open(&state, "main").unwrap();
+    let err = agent.list().unwrap_err();
+    assert_eq!(err.code, ErrorCode::Parse, "{err}");
+    assert!(err.hint.unwrap().contains("openclaw doctor"));
     let empty = tempfile::tempdir().unwrap();
     fs::create_dir_all(empty.path().join("agents/main/sessions")).unwrap();
-    let agent = AgentSessions::open(empty.path(), "main").unwrap();
-    assert_eq!(
-        resolve_transcript(&agent, None).unwrap_err().code,
-        ErrorCode::NoSessions
-    );
+    let agent = AgentStore::open(empty.path(), "main").unwrap();
+    assert_eq!(agent.resolve(None).unwrap_err().code, ErrorCode::NoSessions);
 }
 
 #[test]
 fn counts_what_a_transcript_holds() {
-    let f8 =
-        transcript_info(&fixtures().join("f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl")).unwrap();
+    let f8 = transcript_info(
+        &fs::read(fixtures().join("f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl")).unwrap(),
+    );
     assert_eq!(f8.format_version, 3);
     assert_eq!(f8.cwd.as_deref(), Some("/home/admin/clawd"));
     assert_eq!(f8.entry_count, 32);
@@ -179,8 +182,9 @@ fn counts_what_a_transcript_holds() {
     assert_eq!(f8.entries_by_type["compaction"], 2);
     assert!(f8.turns_with_tools >= 1 && f8.turns_with_tools <= f8.turn_count);
     assert!(f8.estimated_tokens > 100);
-    let small =
-        transcript_info(&fixtures().join("1b975ccf-9dbe-4f4e-9d2b-8abe12178979.jsonl")).unwrap();
+    let small = transcript_info(
+        &fs::read(fixtures().join("1b975ccf-9dbe-4f4e-9d2b-8abe12178979.jsonl")).unwrap(),
+    );
     assert_eq!(
         (
             small.message_count,
@@ -195,10 +199,10 @@ fn counts_what_a_transcript_holds() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("e.jsonl");
     fs::write(&empty, "").unwrap();
-    assert_eq!(transcript_info(&empty).unwrap().message_count, 0);
+    assert_eq!(transcript_info(&fs::read(&empty).unwrap()).message_count, 0);
     let v1 = dir.path().join("v1.jsonl");
     fs::write(&v1, "{\"type\":\"session\",\"id\":\"x\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\nnot json\n{\"type\":\"message\",\"message\":{\"role\":\"bashExecution\",\"command\":\"ls\"}}\n").unwrap();
-    let info = transcript_info(&v1).unwrap();
+    let info = transcript_info(&fs::read(&v1).unwrap());
     assert_eq!(
         (
             info.format_version,
@@ -212,20 +216,22 @@ fn counts_what_a_transcript_holds() {
 #[test]
 fn session_files_outside_the_sessions_dir_are_ignored() {
     let (_dir, state) = state();
-    let agent = AgentSessions::open(&state, "main").unwrap();
+    let agent = AgentStore::open(&state, "main").unwrap();
     let outside = state.join("outside.jsonl");
     fs::write(&outside, "{}\n").unwrap();
     fs::write(
-        agent.dir.join("sessions.json"),
+        sessions_dir(&state).join("sessions.json"),
         format!(
             r#"{{"agent:main:a": {{"sessionId": "f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1", "updatedAt": 1, "sessionFile": "../../../outside.jsonl"}},
                "agent:main:b": {{"sessionId": "1b975ccf-9dbe-4f4e-9d2b-8abe12178979", "updatedAt": 2, "sessionFile": "{}"}}}}"#,
-            agent.dir.join("1b975ccf-9dbe-4f4e-9d2b-8abe12178979.jsonl").display()
+            sessions_dir(&state).join("1b975ccf-9dbe-4f4e-9d2b-8abe12178979.jsonl").display()
         ),
     )
     .unwrap();
-    let list = list_transcripts(&agent).unwrap();
-    assert!(list.iter().all(|t| t.path.starts_with(&agent.dir)));
+    let list = agent.list().unwrap();
+    assert!(list
+        .iter()
+        .all(|t| t.path.starts_with(sessions_dir(&state))));
     // The escaping entry falls back to <sessionId>.jsonl inside the dir, as OpenClaw does.
     let f8 = list
         .iter()

@@ -2,13 +2,11 @@
 //! messages on the active branch of an OpenClaw transcript (research:
 //! openclaw-formats.md §4), with what is needed to verify it later.
 
-use crate::error::{Error, ErrorCode, Result};
-use serde::Deserialize;
+use crate::openclaw::entry::EntryHead;
+use crate::openclaw::events::line_ends;
+use crate::openclaw::tree::{active_path, TreeEntry};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
-use std::fs;
-use std::path::Path;
 
 /// One user or assistant message.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,39 +33,6 @@ pub struct RecentMessages {
     /// `sha256:<hex>` of those bytes: the transcript was not rewritten
     /// while its prefix still hashes to this.
     pub transcript_hash: String,
-}
-
-/// The fields of an entry that place it in the tree, and its message's
-/// role (the content is skipped, never parsed).
-#[derive(Deserialize)]
-struct Link<'a> {
-    #[serde(borrow, default)]
-    message: Option<Role<'a>>,
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<&'a str>,
-    #[serde(borrow, default)]
-    id: Option<&'a str>,
-    #[serde(rename = "parentId", borrow, default)]
-    parent_id: Option<&'a str>,
-    #[serde(rename = "targetId", borrow, default)]
-    target_id: Option<&'a str>,
-}
-
-#[derive(Deserialize)]
-struct Role<'a> {
-    #[serde(borrow, default)]
-    role: Option<&'a str>,
-}
-
-/// An entry kept while the tree is walked.
-struct Node<'a> {
-    line: u32,
-    raw: &'a [u8],
-    is_message: bool,
-    /// A user or assistant message: only these are parsed (tool results,
-    /// often the bulk of a transcript, are not).
-    is_conversation: bool,
-    parent: Option<&'a str>,
 }
 
 /// `sha256:<hex>` of `bytes`.
@@ -113,107 +78,57 @@ fn conversation_message(line: u32, raw: &[u8]) -> Option<Message> {
     })
 }
 
-/// The entries of the active branch, oldest first: from the leaf (the last
-/// entry, or the target of the last `leaf` record) up the `parentId` links
-/// to the root or to a missing parent, as OpenClaw builds its context.
-/// Transcripts without ids (format v1) are linear: every entry counts.
-fn active_branch<'a>(
-    nodes: &[Node<'a>],
-    ids: &HashMap<&'a str, usize>,
-    leaf: Option<usize>,
-) -> Vec<usize> {
-    if ids.is_empty() {
-        return (0..nodes.len()).collect();
-    }
-    let mut path = Vec::new();
-    let mut at = leaf;
-    while let Some(i) = at {
-        if path.len() > nodes.len() {
-            break; // a cycle: never loop forever on a damaged file
-        }
-        path.push(i);
-        at = nodes[i].parent.and_then(|p| ids.get(p).copied());
-    }
-    path.reverse();
-    path
-}
-
 /// The last `limit` user and assistant messages with text on the active
-/// branch of the transcript at `path`. Unparsable lines are skipped.
-pub fn recent_messages(path: &Path, limit: usize) -> Result<RecentMessages> {
-    let bytes = fs::read(path).map_err(|e| {
-        Error::new(
-            ErrorCode::SessionNotFound,
-            format!("cannot read transcript {}: {e}", path.display()),
-        )
-    })?;
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut ids: HashMap<&str, usize> = HashMap::new();
-    let mut leaf_target: Option<Option<&str>> = None;
-    let mut line_ends: Vec<usize> = Vec::new();
-    let mut start = 0;
-    for (line, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-        let end = (start + raw.len() + 1).min(bytes.len());
-        line_ends.push(end);
-        start = end;
-        let Ok(link) = serde_json::from_slice::<Link>(raw) else {
-            continue;
-        };
-        match link.kind {
-            Some("session") | None => continue,
-            Some("leaf") => {
-                leaf_target = Some(link.target_id);
-                continue;
-            }
-            _ => {}
-        }
-        if let Some(id) = link.id {
-            ids.insert(id, nodes.len());
-        }
-        let is_message = link.kind == Some("message");
-        let role = link.message.and_then(|m| m.role);
-        nodes.push(Node {
-            line: line as u32,
-            raw,
-            is_message,
-            is_conversation: is_message && matches!(role, Some("user" | "assistant")),
-            parent: link.parent_id,
-        });
+/// branch of a transcript (JSONL from either store), from the latest
+/// stretch of the conversation that has any: a `reset` entry (OpenClaw
+/// 2026.9 records `/new` and `/reset` as one, in the same session) ends a
+/// stretch, so a capture made just after a reset boundary was written
+/// reads the messages it hides, and one made just before reads the same
+/// messages. Unparsable lines are skipped.
+pub fn recent_messages(bytes: &[u8], limit: usize) -> RecentMessages {
+    let raw: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let heads: Vec<EntryHead> = raw.iter().map(|l| EntryHead::read(l)).collect();
+    let tree: Vec<TreeEntry> = heads.iter().map(EntryHead::tree).collect();
+    let path = active_path(&tree);
+    let role = |i: usize| heads[i].message_role();
+    let conversation = |i: usize| matches!(role(i), Some("user" | "assistant"));
+    // The stretches between reset boundaries; the latest with a message.
+    let mut stretches: Vec<&[usize]> = path
+        .split(|&i| heads[i].kind.as_deref() == Some("reset"))
+        .collect();
+    while stretches.len() > 1
+        && !stretches
+            .last()
+            .is_some_and(|s| s.iter().any(|&i| conversation(i)))
+    {
+        stretches.pop();
     }
-    let leaf = match leaf_target {
-        Some(target) => target.and_then(|t| ids.get(t).copied()),
-        None => nodes.len().checked_sub(1),
-    };
-    let branch = active_branch(&nodes, &ids, leaf);
-    let mut messages: Vec<Message> = branch
+    let stretch = stretches.last().copied().unwrap_or_default();
+    let mut messages: Vec<Message> = stretch
         .iter()
         .rev()
-        .filter(|&&i| nodes[i].is_conversation)
-        .filter_map(|&i| conversation_message(nodes[i].line, nodes[i].raw))
+        .filter(|&&i| conversation(i))
+        .filter_map(|&i| conversation_message(i as u32, raw[i]))
         .take(limit)
         .collect();
     messages.reverse();
-    let last_message_index = branch
+    let last_message_index = path
         .iter()
         .rev()
-        .find(|&&i| nodes[i].is_message)
-        .map_or(0, |&i| nodes[i].line);
-    let transcript_bytes = line_ends
-        .get(last_message_index as usize)
-        .copied()
-        .unwrap_or(0);
-    Ok(RecentMessages {
+        .find(|&&i| role(i).is_some())
+        .map_or(0, |&i| i as u32);
+    let ends = line_ends(bytes);
+    let transcript_bytes = ends.get(last_message_index as usize).copied().unwrap_or(0);
+    RecentMessages {
         messages,
         last_message_index,
         transcript_bytes: transcript_bytes as u64,
         transcript_hash: fingerprint(&bytes[..transcript_bytes]),
-    })
+    }
 }
 
-/// Whether the first `bytes` of the transcript at `path` still hash to
-/// `hash`; `None` when the file cannot be read.
-pub fn prefix_matches(path: &Path, bytes: u64, hash: &str) -> Option<bool> {
-    let content = fs::read(path).ok()?;
-    let len = usize::try_from(bytes).ok()?;
-    Some(content.len() >= len && fingerprint(&content[..len]) == hash)
+/// Whether `content` starts with `bytes` bytes that hash to `hash`.
+pub fn prefix_matches(content: &[u8], bytes: u64, hash: &str) -> bool {
+    usize::try_from(bytes)
+        .is_ok_and(|len| content.len() >= len && fingerprint(&content[..len]) == hash)
 }

@@ -29,8 +29,11 @@ pub struct SessionState {
     pub resume_offered_at: Option<String>,
     /// What asked for the capture (`reset`, `new`, `manual`, …).
     pub trigger: String,
-    /// The transcript that was read.
+    /// The transcript that was read: its JSONL file, or the agent database.
     pub transcript_file: String,
+    /// The store it was read from: `jsonl` or `sqlite`.
+    #[serde(default = "jsonl_store")]
+    pub transcript_store: String,
     /// How many bytes of it `transcript_hash` covers.
     pub transcript_bytes: u64,
     /// `model` when the host's summarize callback wrote the summary,
@@ -39,6 +42,10 @@ pub struct SessionState {
     /// Why the callback's summary was not used, when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_error: Option<String>,
+}
+
+fn jsonl_store() -> String {
+    "jsonl".to_owned()
 }
 
 /// One pattern of the captured messages (seed 003 `PatternNote`).

@@ -13,7 +13,8 @@ use super::summary::{derive_summary, summary_from_reply, HandoffSummary};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
 use crate::openclaw::state_dir::normalize_agent_id;
-use crate::openclaw::transcripts::{resolve_transcript, AgentSessions};
+use crate::openclaw::store::{sqlite::SqliteStore, AgentStore};
+use crate::openclaw::transcripts::{Availability, StoreKind, TranscriptSummary};
 use chrono::{DateTime, Duration, NaiveDate, SecondsFormat, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -210,16 +211,26 @@ fn summary_prompt(messages: &[Message]) -> String {
     prompt
 }
 
+/// The trigger a name means: one of [`TRIGGERS`], or OpenClaw's hook event
+/// for it (`command:reset`, `command:new`, `command:stop`).
+pub fn trigger_name(name: &str) -> Option<&'static str> {
+    let bare = name.trim().strip_prefix("command:").unwrap_or(name.trim());
+    TRIGGERS.iter().copied().find(|t| *t == bare)
+}
+
 /// Reads the session's last messages, detects their patterns and derives
 /// the fallback summary. Nothing is written.
 pub fn prepare_capture(req: &CaptureRequest) -> Result<PreparedCapture> {
-    if !TRIGGERS.contains(&req.trigger.as_str()) {
-        return Err(Error::new(
+    let trigger = trigger_name(&req.trigger).ok_or_else(|| {
+        Error::new(
             ErrorCode::InvalidArgument,
             format!("unknown handoff trigger {:?}", req.trigger),
         )
-        .with_hint(format!("use one of: {}", TRIGGERS.join(", "))));
-    }
+        .with_hint(format!(
+            "use one of: {} (OpenClaw's command:reset, command:new and command:stop are accepted too)",
+            TRIGGERS.join(", ")
+        ))
+    })?;
     let mode = req.mode.clone().unwrap_or_else(|| "work".to_owned());
     if !MODES.contains(&mode.as_str()) {
         return Err(Error::new(
@@ -229,25 +240,26 @@ pub fn prepare_capture(req: &CaptureRequest) -> Result<PreparedCapture> {
         .with_hint("use work, chat or deep"));
     }
     let expiry = expiry_of(req.expiry_hours)?;
-    let agent = AgentSessions::open(&req.state_dir, &req.agent_id)?;
-    let transcript = resolve_transcript(&agent, req.session_id.as_deref())?;
-    let recent = recent_messages(&transcript.path, req.message_limit)?;
+    let agent = AgentStore::open(&req.state_dir, &req.agent_id)?;
+    let transcript = agent.resolve(req.session_id.as_deref())?;
+    let recent = recent_messages(agent.read(&transcript)?.bytes(), req.message_limit);
     let now = iso(req.now);
     let notes = pattern_notes(&transcript.session_id, &recent.messages, &now);
     let fallback = derive_summary(&recent.messages, &notes);
-    let dir = HandoffDir::of(&req.state_dir, &agent.agent_id);
+    let dir = HandoffDir::of(&req.state_dir, agent.agent_id());
     let created_at = dir
         .read_state()
         .filter(|s| s.previous_session_id.as_deref() == Some(&transcript.session_id))
         .map_or_else(|| now.clone(), |s| s.created_at);
     let project = req.project.clone().unwrap_or_else(|| "general".to_owned());
     let state = SessionState {
-        agent_id: agent.agent_id.clone(),
+        agent_id: agent.agent_id().to_owned(),
         session_key: transcript
             .session_keys
             .first()
             .cloned()
-            .unwrap_or_else(|| format!("agent:{}:main", agent.agent_id)),
+            .or_else(|| transcript.window_key.clone())
+            .unwrap_or_else(|| format!("agent:{}:main", agent.agent_id())),
         previous_session_id: Some(transcript.session_id.clone()),
         created_at,
         updated_at: now.clone(),
@@ -260,17 +272,18 @@ pub fn prepare_capture(req: &CaptureRequest) -> Result<PreparedCapture> {
         transcript_hash: recent.transcript_hash,
         resume_available: true,
         resume_offered_at: None,
-        trigger: req.trigger.clone(),
+        trigger: trigger.to_owned(),
         transcript_file: transcript.path.to_string_lossy().into_owned(),
+        transcript_store: transcript.store.as_str().to_owned(),
         transcript_bytes: recent.transcript_bytes,
         summary_source: "derived".to_owned(),
         summary_error: None,
     };
     let request = SummaryRequest {
-        agent_id: agent.agent_id,
+        agent_id: agent.agent_id().to_owned(),
         session_id: transcript.session_id,
         project,
-        trigger: req.trigger.clone(),
+        trigger: trigger.to_owned(),
         prompt: summary_prompt(&recent.messages),
         messages: recent.messages,
         patterns: notes,
@@ -554,6 +567,38 @@ pub struct HandoffStatus {
     pub pattern_file_count: u32,
 }
 
+/// Whether the transcript a state was captured from still starts with what
+/// was read; `None` when it cannot be read.
+fn transcript_intact(s: &SessionState) -> Option<bool> {
+    let content = match s.transcript_store.as_str() {
+        "sqlite" => {
+            let store =
+                SqliteStore::new(&s.agent_id, Path::new(""), s.transcript_file.clone().into());
+            let session = TranscriptSummary {
+                session_id: s.previous_session_id.clone()?,
+                path: store.db.clone(),
+                size_bytes: 0,
+                modified: Utc::now(),
+                session_keys: Vec::new(),
+                label: None,
+                display_name: None,
+                updated_at: None,
+                window_key: None,
+                store: StoreKind::Sqlite,
+                availability: Availability::Available,
+                event_count: None,
+            };
+            store.read(&session).ok()?.bytes().to_vec()
+        }
+        _ => fs::read(&s.transcript_file).ok()?,
+    };
+    Some(prefix_matches(
+        &content,
+        s.transcript_bytes,
+        &s.transcript_hash,
+    ))
+}
+
 /// The handoff state and its files, read only.
 pub fn handoff_status(dir: &HandoffDir, now: DateTime<Utc>) -> HandoffStatus {
     let count = |d: PathBuf| fs::read_dir(d).map_or(0, |rd| rd.flatten().count() as u32);
@@ -570,13 +615,7 @@ pub fn handoff_status(dir: &HandoffDir, now: DateTime<Utc>) -> HandoffStatus {
         reason,
         expired: state.is_some() && expires.is_none_or(|t| t < now),
         expires_in_ms: expires.map(|t| (t - now).num_milliseconds()),
-        transcript_intact: state.as_ref().and_then(|s| {
-            prefix_matches(
-                Path::new(&s.transcript_file),
-                s.transcript_bytes,
-                &s.transcript_hash,
-            )
-        }),
+        transcript_intact: state.as_ref().and_then(transcript_intact),
         snapshot_count: count(dir.snapshots()),
         pattern_file_count: count(dir.patterns()),
         state,

@@ -1,18 +1,25 @@
 //! Stripping old tool calls from an OpenClaw transcript (seed 001, on the
 //! real format of research openclaw-formats.md §4).
 //!
-//! Turns start at user messages. Of the turns whose assistant messages call
-//! tools, the newest `keep` are kept and the oldest `truncate_percent` % of
-//! those are truncated; older ones lose their tool calls, tool results and
-//! thinking. The transcript is a tree: a deleted entry's children are
-//! re-linked to its nearest surviving ancestor, and `firstKeptEntryId`,
-//! `fromId`, `targetId` and `appendParentId` never point at a deleted entry.
-//! Untouched lines are written back byte for byte; the header is never
+//! Turns start at user messages, counted along the active path (the branch
+//! OpenClaw builds its context from; abandoned branches are left alone). Of
+//! the turns whose assistant messages call tools, the newest `keep` are
+//! kept and the oldest `truncate_percent` % of those are truncated; older
+//! ones lose their tool calls, tool results and thinking. The transcript is
+//! a tree: a deleted entry's children are re-linked to its nearest
+//! surviving ancestor, and `fromId`, `targetId` and `appendParentId` never
+//! point at a deleted entry; the target of a `firstKeptEntryId` is never
+//! deleted at all. Untouched lines stay byte for byte; the header is never
 //! changed; an edit never leaves zero assistant messages (OpenClaw empties
 //! such a file). Applying the same settings twice changes nothing.
+//!
+//! The result is a plan, line by line, that either store applies: the
+//! JSONL store renders it, the SQLite store writes only the rows it changes.
 
+use super::entry::{EntryHead, REFERENCE_FIELDS};
+use super::tree::{active_path, TreeEntry};
 use crate::error::{Error, ErrorCode, Result};
-use crate::json_scan::{as_str, field, field_start, Elements, Fields};
+use crate::json_scan::{as_str, field, field_start, Elements};
 use rayon::prelude::*;
 use serde::de::IgnoredAny;
 use serde_json::{json, Value};
@@ -96,14 +103,53 @@ pub struct StripStats {
     pub entries_removed: u32,
 }
 
-/// The edited transcript and what the edit did.
+/// What an edit does to one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineEdit {
+    /// Left byte for byte.
+    Keep,
+    /// Removed (its children re-linked to its nearest kept ancestor).
+    Delete,
+    /// Written anew as this compact JSON.
+    Replace(Vec<u8>),
+}
+
+/// What the edit does to the transcript, line by line, and its counts.
 #[derive(Debug, Clone)]
 pub struct StripOutput {
-    pub bytes: Vec<u8>,
+    /// One per line of the input (split at `\n`).
+    pub edits: Vec<LineEdit>,
     pub stats: StripStats,
     pub turns: Vec<TurnReport>,
     /// Deleted entry id → the id its references now point at (`None`: root).
     pub relinked: HashMap<String, Option<String>>,
+    /// Bytes of the edited transcript.
+    pub size_after: u64,
+}
+
+impl StripOutput {
+    /// Whether the edit changes anything.
+    pub fn changes_anything(&self) -> bool {
+        self.edits.iter().any(|e| *e != LineEdit::Keep)
+    }
+
+    /// The edited transcript: kept lines byte for byte, changed lines
+    /// anew, deleted lines gone.
+    pub fn render(&self, original: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size_after as usize);
+        let last = self.edits.len().saturating_sub(1);
+        for (i, (raw, edit)) in original.split(|&b| b == b'\n').zip(&self.edits).enumerate() {
+            match edit {
+                LineEdit::Delete => continue,
+                LineEdit::Keep => out.extend_from_slice(raw),
+                LineEdit::Replace(json) => out.extend_from_slice(json),
+            }
+            if i < last {
+                out.push(b'\n');
+            }
+        }
+        out
+    }
 }
 
 const MAX_CHARS: usize = 120;
@@ -113,9 +159,6 @@ const CONTENT_MARKER: &str = " [truncated]";
 const IMAGE_NOTE: &str = "[image removed]";
 /// Text of an assistant message kept so the transcript keeps one.
 const KEPT_ASSISTANT_NOTE: &str = "[tool calls removed]";
-/// Fields that name another entry.
-pub(crate) const REFERENCE_FIELDS: [&str; 4] =
-    ["firstKeptEntryId", "fromId", "targetId", "appendParentId"];
 const CALL_TYPES: [&str; 3] = ["toolCall", "toolUse", "functionCall"];
 
 /// `s` cut to 2 lines and 120 characters, marker included, so that cutting
@@ -156,10 +199,7 @@ fn truncate_strings(v: &mut Value) -> bool {
 /// changed), and the parsed value once something has to change.
 struct Line<'a> {
     raw: &'a [u8],
-    kind: Option<String>,
-    id: Option<String>,
-    parent: Option<String>,
-    role: Option<String>,
+    head: EntryHead,
     calls: Vec<String>,
     /// Assistant messages: whether `content` is an array holding nothing
     /// but tool calls and thinking, which a removal deletes whole.
@@ -167,7 +207,6 @@ struct Line<'a> {
     /// Tool-call blocks of an assistant message (with or without an id).
     call_blocks: u32,
     result_for: Option<String>,
-    refers: bool,
     /// Whether the line is valid JSON, checked only where a line is to be
     /// deleted without being parsed.
     valid: bool,
@@ -178,52 +217,42 @@ struct Line<'a> {
 
 impl<'a> Line<'a> {
     fn read(raw: &'a [u8]) -> Line<'a> {
+        let head = EntryHead::read(raw);
         let mut line = Line {
             raw,
-            kind: None,
-            id: None,
-            parent: None,
-            role: None,
             calls: Vec::new(),
             calls_only: false,
             call_blocks: 0,
             result_for: None,
-            refers: false,
             valid: false,
             value: None,
             deleted: false,
             changed: false,
+            head,
         };
         let text = |v: &[u8]| as_str(v).map(|s| s.into_owned());
-        let mut message = None;
-        for (key, value) in Fields::new(raw) {
-            match key {
-                b"type" => line.kind = text(value),
-                b"id" => line.id = text(value),
-                b"parentId" => line.parent = text(value),
-                b"message" => message = Some(value),
-                k if REFERENCE_FIELDS.iter().any(|f| f.as_bytes() == k) => line.refers = true,
-                _ => {}
-            }
-        }
-        if let (Some("message"), Some(m)) = (line.kind.as_deref(), message) {
-            line.role = field(m, b"role").and_then(text);
-            line.result_for = field(m, b"toolCallId")
-                .or_else(|| field(m, b"toolUseId"))
-                .and_then(text);
-            if line.role.as_deref() == Some("assistant") {
-                let content = field_start(m, b"content");
-                line.calls_only = content.is_some_and(|c| c.trim_ascii_start().starts_with(b"["));
-                for block in content.map(Elements::new).into_iter().flatten() {
-                    let kind = field(block, b"type").and_then(text);
-                    match kind.as_deref() {
-                        Some(t) if CALL_TYPES.contains(&t) => {
-                            line.call_blocks += 1;
-                            line.calls.extend(field(block, b"id").and_then(text));
-                        }
-                        Some("thinking" | "redacted_thinking") => {}
-                        _ => line.calls_only = false,
+        let Some(m) = line
+            .head
+            .message(raw)
+            .filter(|_| line.head.message_role().is_some())
+        else {
+            return line;
+        };
+        line.result_for = field(m, b"toolCallId")
+            .or_else(|| field(m, b"toolUseId"))
+            .and_then(text);
+        if line.role() == Some("assistant") {
+            let content = field_start(m, b"content");
+            line.calls_only = content.is_some_and(|c| c.trim_ascii_start().starts_with(b"["));
+            for block in content.map(Elements::new).into_iter().flatten() {
+                let kind = field(block, b"type").and_then(text);
+                match kind.as_deref() {
+                    Some(t) if CALL_TYPES.contains(&t) => {
+                        line.call_blocks += 1;
+                        line.calls.extend(field(block, b"id").and_then(text));
                     }
+                    Some("thinking" | "redacted_thinking") => {}
+                    _ => line.calls_only = false,
                 }
             }
         }
@@ -231,13 +260,10 @@ impl<'a> Line<'a> {
     }
 
     fn id(&self) -> Option<&str> {
-        self.id.as_deref()
+        self.head.id.as_deref()
     }
     fn role(&self) -> Option<&str> {
-        self.role.as_deref()
-    }
-    fn call_ids(&self) -> Vec<String> {
-        self.calls.clone()
+        self.head.message_role()
     }
     fn result_id(&self) -> Option<String> {
         self.result_for.clone()
@@ -251,12 +277,15 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Strips `bytes` (a whole transcript) with `keep` turns-with-tools and
-/// `truncate_percent`.
+/// Plans the strip of `bytes` (a whole transcript, JSONL) with `keep`
+/// turns-with-tools and `truncate_percent`: turns are counted along the
+/// active path (entries off it, abandoned branches, are left as they are),
+/// the targets of `firstKeptEntryId` are never deleted, and results of
+/// removed calls go with them wherever they are.
 pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<StripOutput> {
     let raw_lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     let mut lines: Vec<Line<'_>> = raw_lines.par_iter().map(|raw| Line::read(raw)).collect();
-    let header_ok = lines[0].kind.as_deref() == Some("session")
+    let header_ok = lines[0].head.kind.as_deref() == Some("session")
         && serde_json::from_slice::<Value>(lines[0].raw).is_ok();
     if !header_ok {
         return Err(Error::new(
@@ -266,20 +295,22 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .with_hint("pass the id of an OpenClaw transcript (occ list shows them)"));
     }
 
-    // Turns: a user message starts one; line 0 is the header.
-    let mut turn_of: Vec<u32> = vec![0; lines.len()];
+    // The active path, and its turns: a user message starts one.
+    let tree: Vec<TreeEntry<'_>> = lines.iter().map(|l| l.head.tree()).collect();
+    let path = active_path(&tree);
+    let mut turn_of: Vec<Option<u32>> = vec![None; lines.len()];
     let mut turn = 0u32;
-    for (i, l) in lines.iter().enumerate().skip(1) {
-        if l.role() == Some("user") {
+    for &i in &path {
+        if lines[i].role() == Some("user") {
             turn += 1;
         }
-        turn_of[i] = turn;
+        turn_of[i] = Some(turn);
     }
     let turn_count = turn as usize + 1;
     let mut calls_in_turn = vec![0u32; turn_count];
-    for (i, l) in lines.iter().enumerate() {
-        if l.role() == Some("assistant") {
-            calls_in_turn[turn_of[i] as usize] += l.call_ids().len() as u32;
+    for &i in &path {
+        if lines[i].role() == Some("assistant") {
+            calls_in_turn[turn_of[i].unwrap_or(0) as usize] += lines[i].call_blocks;
         }
     }
     let tool_turns: Vec<usize> = (0..turn_count).filter(|t| calls_in_turn[*t] > 0).collect();
@@ -297,7 +328,20 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
             "preserved"
         };
     }
-    let zone_of = |t: usize| zones[t];
+    let zone_of = |i: usize| turn_of[i].map_or("none", |t| zones[t as usize]);
+
+    // Entries a compaction or reset keeps from: never deleted, and neither
+    // is the call of a tool result among them.
+    let pinned: HashSet<String> = lines
+        .iter()
+        .filter_map(|l| l.head.first_kept.clone())
+        .collect();
+    let protected_calls: HashSet<String> = lines
+        .iter()
+        .filter(|l| l.id().is_some_and(|id| pinned.contains(id)))
+        .filter_map(|l| l.result_id())
+        .collect();
+    let is_pinned = |l: &Line<'_>| l.id().is_some_and(|id| pinned.contains(id));
 
     let mut stats = StripStats {
         messages_original: lines.iter().filter(|l| l.role().is_some()).count() as u32,
@@ -315,35 +359,40 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
 
     // Parse (in parallel) what will change. An assistant message of tool
     // calls and thinking only is deleted whole: it is validated, not parsed.
-    lines.par_iter_mut().enumerate().skip(1).for_each(|(i, l)| {
-        match (l.role(), zone_of(turn_of[i] as usize)) {
-            (Some("assistant"), "removed") if l.calls_only => {
+    let whole_deletion = |l: &Line<'_>| {
+        l.calls_only && !is_pinned(l) && !l.calls.iter().any(|c| protected_calls.contains(c))
+    };
+    lines
+        .par_iter_mut()
+        .enumerate()
+        .skip(1)
+        .for_each(|(i, l)| match (l.role(), zone_of(i)) {
+            (Some("assistant"), "removed") if whole_deletion(l) => {
                 l.valid = serde_json::from_slice::<IgnoredAny>(l.raw).is_ok();
             }
             (Some("assistant"), "removed" | "truncated") | (Some("toolResult"), "truncated") => {
                 l.value_mut();
             }
             _ => {}
-        }
-    });
+        });
 
     // Remove and truncate.
     let mut removed_calls: HashSet<String> = HashSet::new();
-    for i in 1..lines.len() {
-        let zone = zone_of(turn_of[i] as usize);
+    for (i, line) in lines.iter_mut().enumerate().skip(1) {
+        let zone = zone_of(i);
         if zone != "removed" && zone != "truncated" {
             continue;
         }
-        let role = lines[i].role().map(str::to_owned);
-        if role.as_deref() == Some("assistant") && zone == "removed" && lines[i].calls_only {
-            let l = &mut lines[i];
-            if l.valid {
-                stats.tool_calls_removed += l.call_blocks;
-                removed_calls.extend(l.calls.iter().cloned());
-                l.deleted = true;
+        let role = line.role().map(str::to_owned);
+        if role.as_deref() == Some("assistant") && zone == "removed" && whole_deletion(line) {
+            if line.valid {
+                stats.tool_calls_removed += line.call_blocks;
+                removed_calls.extend(line.calls.iter().cloned());
+                line.deleted = true;
             }
             continue;
         }
+        let pinned_line = is_pinned(line);
         let (mut changed, mut delete) = (false, false);
         let needs_value = matches!(
             (role.as_deref(), zone),
@@ -352,7 +401,7 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         if !needs_value {
             continue;
         }
-        let Some(v) = lines[i].value_mut() else {
+        let Some(v) = line.value_mut() else {
             continue;
         };
         let content = &mut v["message"]["content"];
@@ -365,7 +414,11 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
                 blocks.retain(|b| {
                     let t = b["type"].as_str().unwrap_or("");
                     if CALL_TYPES.contains(&t) {
-                        if let Some(id) = b["id"].as_str() {
+                        let id = b["id"].as_str();
+                        if id.is_some_and(|id| protected_calls.contains(id)) {
+                            return true;
+                        }
+                        if let Some(id) = id {
                             removed_calls.insert(id.to_owned());
                         }
                         stats.tool_calls_removed += 1;
@@ -373,7 +426,10 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
                     }
                     t != "thinking" && t != "redacted_thinking"
                 });
-                if blocks.is_empty() {
+                if blocks.is_empty() && pinned_line {
+                    blocks.push(json!({"type": "text", "text": KEPT_ASSISTANT_NOTE}));
+                    changed = true;
+                } else if blocks.is_empty() {
                     delete = true;
                 } else if blocks.len() != before {
                     changed = true;
@@ -412,8 +468,8 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
             }
             _ => {}
         }
-        lines[i].changed |= changed;
-        lines[i].deleted |= delete;
+        line.changed |= changed;
+        line.deleted |= delete;
     }
     stats.tool_calls_preserved =
         stats.tool_calls_original - stats.tool_calls_removed - stats.tool_calls_truncated;
@@ -447,7 +503,7 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
     // Re-link around deleted entries.
     let parent_of: HashMap<String, Option<String>> = lines
         .iter()
-        .filter_map(|l| Some((l.id()?.to_owned(), l.parent.clone())))
+        .filter_map(|l| Some((l.id()?.to_owned(), l.head.parent.clone())))
         .collect();
     let deleted: HashSet<String> = lines
         .iter()
@@ -487,8 +543,8 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .filter_map(|(i, l)| Some((l.id()?.to_owned(), i)))
         .collect();
     for l in lines.iter_mut().skip(1).filter(|l| !l.deleted) {
-        let parent_gone = l.parent.as_ref().is_some_and(|p| deleted.contains(p));
-        if !parent_gone && !l.refers {
+        let parent_gone = l.head.parent.as_ref().is_some_and(|p| deleted.contains(p));
+        if !parent_gone && !l.head.refers {
             continue;
         }
         let mut changed = false;
@@ -518,31 +574,35 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         l.changed |= changed;
     }
 
-    // Write: untouched lines as they were.
-    let mut out = Vec::with_capacity(bytes.len());
+    // The edits: untouched lines stay as they were.
+    let mut size_after = 0u64;
     let last = lines.len() - 1;
+    let mut edits = Vec::with_capacity(lines.len());
     for (i, l) in lines.iter().enumerate() {
-        if l.deleted {
+        let edit = if l.deleted {
             stats.entries_removed += 1;
-            continue;
-        }
-        if l.changed {
-            serde_json::to_writer(&mut out, l.value.as_ref().expect("changed lines are JSON"))
+            LineEdit::Delete
+        } else if l.changed {
+            let json = serde_json::to_vec(l.value.as_ref().expect("changed lines are JSON"))
                 .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+            LineEdit::Replace(json)
         } else {
-            out.extend_from_slice(l.raw);
-        }
-        if i < last {
-            out.push(b'\n');
-        }
+            LineEdit::Keep
+        };
+        size_after += match &edit {
+            LineEdit::Delete => 0,
+            LineEdit::Keep => l.raw.len() as u64 + u64::from(i < last),
+            LineEdit::Replace(json) => json.len() as u64 + u64::from(i < last),
+        };
+        edits.push(edit);
     }
     stats.messages_after = lines
         .iter()
         .filter(|l| !l.deleted && l.role().is_some())
         .count() as u32;
     let mut bounds: Vec<(usize, usize)> = vec![(usize::MAX, 0); turn_count];
-    for (i, t) in turn_of.iter().enumerate() {
-        let b = &mut bounds[*t as usize];
+    for &i in &path {
+        let b = &mut bounds[turn_of[i].unwrap_or(0) as usize];
         b.0 = b.0.min(i);
         b.1 = b.1.max(i);
     }
@@ -552,13 +612,14 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
             first_line: bounds[t].0.min(bounds[t].1) as u32 + 1,
             last_line: bounds[t].1 as u32 + 1,
             tool_calls: calls_in_turn[t],
-            zone: zone_of(t),
+            zone: zones[t],
         })
         .collect();
     Ok(StripOutput {
-        bytes: out,
+        edits,
         stats,
         turns,
         relinked,
+        size_after,
     })
 }

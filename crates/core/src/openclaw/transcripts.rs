@@ -1,95 +1,75 @@
-//! An agent's OpenClaw transcripts: which there are, which one an id means,
-//! and what one holds (research: openclaw-formats.md §2.2, §3, §4).
+//! An agent's OpenClaw transcripts, whichever store holds them: what is
+//! listed about each, which one an id or key means, and what one holds
+//! (research: openclaw-formats.md §2.2, §3, §4; openclaw-sqlite-store.md §6).
 
-use super::state_dir::normalize_agent_id;
-use crate::claude_code::paths::resolve_lexically;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs_safe::json_file::read_json;
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// Where one agent's sessions are.
-#[derive(Debug, Clone)]
-pub struct AgentSessions {
-    pub agent_id: String,
-    pub dir: PathBuf,
+/// Which store holds an agent's transcripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    /// `agents/<agent>/sessions/*.jsonl` (OpenClaw up to 2026.7).
+    Jsonl,
+    /// `agents/<agent>/agent/openclaw-agent.sqlite` (OpenClaw 2026.8 and later).
+    Sqlite,
 }
 
-impl AgentSessions {
-    /// `<state>/agents/<agent>/sessions`, checked: the agent must exist
-    /// (`E_AGENT_NOT_FOUND`, naming the agents there are) and must not use
-    /// the SQLite store of OpenClaw ≥ 2026.8 (`E_UNSUPPORTED_STORE`).
-    pub fn open(state_dir: &Path, agent: &str) -> Result<AgentSessions> {
-        let agent_id = normalize_agent_id(agent);
-        let agent_dir = state_dir.join("agents").join(&agent_id);
-        if agent_dir
-            .join("agent")
-            .join("openclaw-agent.sqlite")
-            .exists()
-        {
-            return Err(Error::new(
-                ErrorCode::UnsupportedStore,
-                format!("agent {agent_id} keeps its sessions in SQLite (OpenClaw 2026.8 or later)"),
-            )
-            .with_hint("transcripts can be cleaned for OpenClaw up to 2026.7.x, which stores them as JSONL files"));
+impl StoreKind {
+    /// `"jsonl"` or `"sqlite"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreKind::Jsonl => "jsonl",
+            StoreKind::Sqlite => "sqlite",
         }
-        let dir = agent_dir.join("sessions");
-        if !dir.is_dir() {
-            let mut agents: Vec<String> = fs::read_dir(state_dir.join("agents"))
-                .map(|rd| {
-                    rd.flatten()
-                        .filter(|e| e.path().join("sessions").is_dir())
-                        .map(|e| e.file_name().to_string_lossy().into_owned())
-                        .collect()
-                })
-                .unwrap_or_default();
-            agents.sort();
-            let hint = if agents.is_empty() {
-                format!(
-                    "no agents with sessions under {}; pass --state-dir or set OPENCLAW_STATE_DIR",
-                    state_dir.display()
-                )
-            } else {
-                format!("available agents: {}", agents.join(", "))
-            };
-            return Err(Error::new(
-                ErrorCode::AgentNotFound,
-                format!(
-                    "agent {agent_id} has no sessions in {}",
-                    state_dir.display()
-                ),
-            )
-            .with_hint(hint));
-        }
-        Ok(AgentSessions { agent_id, dir })
     }
 }
 
-/// One transcript file and what the session index says about it.
+/// Whether a session's transcript can be read and edited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Availability {
+    Available,
+    /// Moved to a cold archive by OpenClaw; OpenClaw restores it before use.
+    Cold,
+    /// The session has no events (a session entry whose transcript is missing).
+    Empty,
+}
+
+impl Availability {
+    /// `"available"`, `"cold"` or `"empty"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Availability::Available => "available",
+            Availability::Cold => "cold",
+            Availability::Empty => "empty",
+        }
+    }
+}
+
+/// One session's transcript and what the session index says about it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranscriptSummary {
     pub session_id: String,
+    /// The JSONL file, or the agent database.
     pub path: PathBuf,
+    /// Bytes of the transcript (decoded, for SQLite).
     pub size_bytes: u64,
+    /// Last activity: the file's mtime, or the newest event's time.
     pub modified: DateTime<Utc>,
-    /// Session keys of `sessions.json` pointing at this file.
+    /// Session keys whose current session this is (`sessions.json` keys,
+    /// or `session_nodes` rows).
     pub session_keys: Vec<String>,
     pub label: Option<String>,
     pub display_name: Option<String>,
     pub updated_at: Option<DateTime<Utc>>,
-}
-
-/// Whether a file name is a live transcript: any `*.jsonl` but OpenClaw's
-/// checkpoints, trajectories and corrupt-file copies (archives such as
-/// `.jsonl.bak.<ts>` do not end in `.jsonl`).
-fn is_transcript(name: &str) -> bool {
-    name.ends_with(".jsonl")
-        && !name.contains(".checkpoint.")
-        && !name.ends_with(".trajectory.jsonl")
-        && !name.contains(".corrupt-")
+    /// SQLite: the key the session's window belongs to, current or not.
+    pub window_key: Option<String>,
+    pub store: StoreKind,
+    pub availability: Availability,
+    /// SQLite: the number of events.
+    pub event_count: Option<u64>,
 }
 
 /// A session id OpenClaw accepts (`^[a-z0-9][a-z0-9._-]{0,127}$`, any case).
@@ -102,115 +82,45 @@ pub fn is_valid_session_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-/// `sessionFile` of an index entry, honoured only inside the sessions dir.
-fn index_file(dir: &Path, entry: &Value) -> Option<PathBuf> {
-    let id = entry["sessionId"]
-        .as_str()
-        .filter(|id| is_valid_session_id(id))?;
-    let declared = entry["sessionFile"].as_str().map(|f| {
-        let p = Path::new(f);
-        resolve_lexically(
-            &if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                dir.join(p)
-            }
-            .to_string_lossy(),
-        )
-    });
-    let inside = declared.filter(|p| p.starts_with(resolve_lexically(&dir.to_string_lossy())));
-    Some(inside.unwrap_or_else(|| dir.join(format!("{id}.jsonl"))))
+/// A plausible session key (`agent:<agent>:<rest>`): printable, bounded.
+fn is_plausible_key(key: &str) -> bool {
+    !key.is_empty() && key.len() <= 512 && !key.chars().any(char::is_control)
 }
 
-fn from_ms(ms: f64) -> Option<DateTime<Utc>> {
-    Utc.timestamp_millis_opt(ms as i64).single()
-}
-
-/// Every transcript of the agent, newest first.
-pub fn list_transcripts(agent: &AgentSessions) -> Result<Vec<TranscriptSummary>> {
-    let index = read_json(&agent.dir.join("sessions.json"));
-    let mut by_file: BTreeMap<PathBuf, Vec<(&String, &Value)>> = BTreeMap::new();
-    if let Some(entries) = index.as_object() {
-        for (key, entry) in entries {
-            if let Some(file) = index_file(&agent.dir, entry) {
-                by_file.entry(file).or_default().push((key, entry));
-            }
-        }
-    }
-    let entries = fs::read_dir(&agent.dir).map_err(|e| {
-        Error::new(
-            ErrorCode::AgentNotFound,
-            format!("cannot read {}: {e}", agent.dir.display()),
-        )
-    })?;
-    let mut out = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !is_transcript(&name) {
-            continue;
-        }
-        let Ok(meta) = entry.metadata() else { continue };
-        if !meta.is_file() {
-            continue;
-        }
-        let path = entry.path();
-        let keys = by_file
-            .get(&resolve_lexically(&path.to_string_lossy()))
-            .cloned()
-            .unwrap_or_default();
-        let text = |k: &str| {
-            keys.iter()
-                .find_map(|(_, e)| e[k].as_str().map(str::to_owned))
-        };
-        out.push(TranscriptSummary {
-            session_id: name.trim_end_matches(".jsonl").to_owned(),
-            size_bytes: meta.len(),
-            modified: meta
-                .modified()
-                .map(DateTime::<Utc>::from)
-                .unwrap_or_default(),
-            session_keys: keys.iter().map(|(k, _)| (*k).clone()).collect(),
-            label: text("label"),
-            display_name: text("displayName"),
-            updated_at: keys
-                .iter()
-                .filter_map(|(_, e)| e["updatedAt"].as_f64())
-                .fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))))
-                .and_then(from_ms),
-            path,
-        });
-    }
-    out.sort_by(|a, b| {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| a.session_id.cmp(&b.session_id))
-    });
-    Ok(out)
-}
-
-/// The transcript an id means: none → the most recently modified; a full
-/// id; or a unique prefix. Errors: `E_NO_SESSIONS`, `E_SESSION_NOT_FOUND`,
-/// `E_AMBIGUOUS_SESSION` (naming the candidates), `E_INVALID_ARGUMENT`.
-pub fn resolve_transcript(
-    agent: &AgentSessions,
+/// The session `partial` means among `all` (newest first): none → the
+/// newest; a full id; a session key (`agent:main:main`, or `main` for
+/// `agent:<agent>:main` when no id starts with it); a unique id prefix.
+/// Errors: `E_NO_SESSIONS`, `E_SESSION_NOT_FOUND`, `E_AMBIGUOUS_SESSION`
+/// (naming the candidates), `E_INVALID_ARGUMENT`.
+pub fn resolve_in(
+    all: Vec<TranscriptSummary>,
+    agent_id: &str,
     partial: Option<&str>,
 ) -> Result<TranscriptSummary> {
-    let all = list_transcripts(agent)?;
     let Some(partial) = partial.map(str::trim).filter(|p| !p.is_empty()) else {
         return all.into_iter().next().ok_or_else(|| {
             Error::new(
                 ErrorCode::NoSessions,
-                format!("agent {} has no transcripts", agent.agent_id),
+                format!("agent {agent_id} has no transcripts"),
             )
             .with_hint("start a conversation first, or pass --agent for another agent")
         });
     };
+    let by_key = |key: &str| {
+        all.iter()
+            .find(|t| t.session_keys.iter().any(|k| k == key))
+            .cloned()
+    };
+    if partial.contains(':') {
+        if !is_plausible_key(partial) {
+            return Err(invalid_id(partial));
+        }
+        return by_key(partial)
+            .or_else(|| by_key(&format!("agent:{agent_id}:{partial}")))
+            .ok_or_else(|| not_found(agent_id, partial));
+    }
     if !is_valid_session_id(partial) {
-        return Err(Error::new(
-            ErrorCode::InvalidArgument,
-            format!("invalid session id {partial:?}"),
-        )
-        .with_hint("session ids use letters, digits, '.', '_' and '-'"));
+        return Err(invalid_id(partial));
     }
     if let Some(exact) = all.iter().find(|t| t.session_id == partial) {
         return Ok(exact.clone());
@@ -221,11 +131,8 @@ pub fn resolve_transcript(
         .collect();
     match matches.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(Error::new(
-            ErrorCode::SessionNotFound,
-            format!("no session of agent {} matches {partial:?}", agent.agent_id),
-        )
-        .with_hint("run `occ list` to see the session ids")),
+        [] => by_key(&format!("agent:{agent_id}:{partial}"))
+            .ok_or_else(|| not_found(agent_id, partial)),
         many => Err(Error::new(
             ErrorCode::AmbiguousSession,
             format!(
@@ -239,6 +146,24 @@ pub fn resolve_transcript(
         )
         .with_hint("give more characters of the id")),
     }
+}
+
+fn invalid_id(partial: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidArgument,
+        format!("invalid session id {partial:?}"),
+    )
+    .with_hint(
+        "session ids use letters, digits, '.', '_' and '-'; session keys look like agent:main:main",
+    )
+}
+
+fn not_found(agent_id: &str, partial: &str) -> Error {
+    Error::new(
+        ErrorCode::SessionNotFound,
+        format!("no session of agent {agent_id} matches {partial:?}"),
+    )
+    .with_hint("run `occ list` to see the session ids and keys")
 }
 
 /// What a transcript holds.
@@ -299,15 +224,9 @@ fn content_chars(content: &Value, info: &mut TranscriptInfo, called_tool: &mut b
     }
 }
 
-/// Reads and counts a transcript. A line that is not JSON is counted as
-/// unparsable, never an error.
-pub fn transcript_info(path: &Path) -> Result<TranscriptInfo> {
-    let text = fs::read(path).map_err(|e| {
-        Error::new(
-            ErrorCode::SessionNotFound,
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
+/// Counts what a transcript (JSONL, from either store) holds. A line that
+/// is not JSON is counted as unparsable, never an error.
+pub fn transcript_info(text: &[u8]) -> TranscriptInfo {
     let mut info = TranscriptInfo::default();
     let mut chars = 0u64;
     let mut turn_has_tools = false;
@@ -361,5 +280,5 @@ pub fn transcript_info(path: &Path) -> Result<TranscriptInfo> {
         info.turns_with_tools += 1;
     }
     info.estimated_tokens = chars / 4;
-    Ok(info)
+    info
 }

@@ -1,0 +1,144 @@
+//! The few top-level facts of one transcript entry that the tree, the
+//! cleaner and the handoff need, read without parsing the entry (tool
+//! output, the bulk of a transcript, is skipped, never decoded).
+
+use super::tree::{Parent, TreeEntry};
+use crate::json_scan::{as_str, field, Fields};
+
+/// An entry's type, links and message role.
+#[derive(Debug, Clone, Default)]
+pub struct EntryHead {
+    /// `type`; `None` when the line is not an object with a string type.
+    pub kind: Option<String>,
+    pub id: Option<String>,
+    /// `parentId` when it is a string.
+    pub parent: Option<String>,
+    /// Whether `parentId` is present, and whether it is null.
+    parent_present: bool,
+    parent_null: bool,
+    /// `targetId`: `Some(None)` for null.
+    pub target: Option<Option<String>>,
+    pub append_parent: Option<String>,
+    pub append_mode: Option<String>,
+    /// `firstKeptEntryId` of a compaction or reset.
+    pub first_kept: Option<String>,
+    /// `message.role`.
+    pub role: Option<String>,
+    /// The raw `message` object, when there is one.
+    message: Option<(usize, usize)>,
+    /// Whether `fromId`, `targetId`, `firstKeptEntryId` or `appendParentId`
+    /// is present (fields that name another entry).
+    pub refers: bool,
+}
+
+/// Fields that name another entry besides `parentId`.
+pub(crate) const REFERENCE_FIELDS: [&str; 4] =
+    ["firstKeptEntryId", "fromId", "targetId", "appendParentId"];
+
+impl EntryHead {
+    /// Reads the head of `raw`, a JSON object (anything else reads as an
+    /// entry of no type).
+    pub fn read(raw: &[u8]) -> EntryHead {
+        let text = |v: &[u8]| as_str(v).map(|s| s.into_owned());
+        let mut head = EntryHead::default();
+        for (key, value) in Fields::new(raw) {
+            match key {
+                b"type" => head.kind = text(value),
+                b"id" => head.id = text(value),
+                b"parentId" => {
+                    head.parent_present = true;
+                    head.parent_null = value == b"null";
+                    head.parent = text(value);
+                }
+                b"message" => {
+                    let start = value.as_ptr() as usize - raw.as_ptr() as usize;
+                    head.message = Some((start, start + value.len()));
+                    head.role = field(value, b"role").and_then(text);
+                }
+                b"appendMode" => head.append_mode = text(value),
+                k if REFERENCE_FIELDS.iter().any(|f| f.as_bytes() == k) => {
+                    head.refers = true;
+                    match k {
+                        b"targetId" if value == b"null" => head.target = Some(None),
+                        b"targetId" => head.target = text(value).map(Some),
+                        b"firstKeptEntryId" => head.first_kept = text(value),
+                        b"appendParentId" => head.append_parent = text(value),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        head
+    }
+
+    /// The raw `message` object of the entry read from `raw`.
+    pub fn message<'a>(&self, raw: &'a [u8]) -> Option<&'a [u8]> {
+        self.message.map(|(a, b)| &raw[a..b])
+    }
+
+    /// The role of a `message` entry.
+    pub fn message_role(&self) -> Option<&str> {
+        (self.kind.as_deref() == Some("message"))
+            .then_some(self.role.as_deref())
+            .flatten()
+    }
+
+    /// What the tree needs of it.
+    pub fn tree(&self) -> TreeEntry<'_> {
+        TreeEntry {
+            kind: self.kind.as_deref(),
+            id: self.id.as_deref(),
+            parent: match (&self.parent, self.parent_present, self.parent_null) {
+                (Some(p), _, _) => Parent::Id(p),
+                (None, false, _) => Parent::Absent,
+                (None, true, true) => Parent::Null,
+                (None, true, false) => Parent::Invalid,
+            },
+            target: self.target.as_ref().map(|t| t.as_deref()),
+            append_parent: self.append_parent.as_deref(),
+            append_mode: self.append_mode.as_deref(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_links_roles_and_parent_forms() {
+        let h = EntryHead::read(br#"{"type":"message","id":"a","parentId":"p","message":{"role":"user","content":"x"}}"#);
+        assert_eq!(h.message_role(), Some("user"));
+        assert_eq!(h.tree().parent, Parent::Id("p"));
+        assert_eq!(
+            EntryHead::read(br#"{"type":"x","id":"a","parentId":null}"#)
+                .tree()
+                .parent,
+            Parent::Null
+        );
+        assert_eq!(
+            EntryHead::read(br#"{"type":"x","id":"a"}"#).tree().parent,
+            Parent::Absent
+        );
+        assert_eq!(
+            EntryHead::read(br#"{"type":"x","id":"a","parentId":7}"#)
+                .tree()
+                .parent,
+            Parent::Invalid
+        );
+        let leaf = EntryHead::read(
+            br#"{"type":"leaf","id":"l","parentId":"a","targetId":null,"appendMode":"side"}"#,
+        );
+        assert_eq!(leaf.tree().target, Some(None));
+        assert_eq!(leaf.tree().append_mode, Some("side"));
+        assert!(leaf.refers);
+        let raw = br#"{"type":"message","message":{"role":"toolResult","toolCallId":"c"}}"#;
+        let m = EntryHead::read(raw);
+        assert_eq!(
+            m.message(raw),
+            Some(&br#"{"role":"toolResult","toolCallId":"c"}"#[..])
+        );
+        assert_eq!(EntryHead::read(b"not json").kind, None);
+    }
+}

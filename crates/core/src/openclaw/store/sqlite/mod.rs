@@ -1,0 +1,363 @@
+//! The SQLite session store of OpenClaw 2026.8 and later: one database per
+//! agent, `<state>/agents/<agent>/agent/openclaw-agent.sqlite` (research:
+//! openclaw-sqlite-store.md). Sessions are `session_windows` rows (one per
+//! transcript generation), reached through `session_nodes` keys; a
+//! transcript is the session's `transcript_events` rows in `seq` order.
+//!
+//! Reads decode every row exactly (`event_json`, or the zstd frame in
+//! `event_zstd`) into JSONL ([`Events`]); edits run in one short
+//! `BEGIN IMMEDIATE` transaction that re-checks what the plan was made from
+//! and invalidates OpenClaw's derived rows the way OpenClaw itself does
+//! (see [`write`]).
+
+mod operations;
+pub mod schema;
+pub mod write;
+
+use super::super::events::Events;
+use super::super::transcripts::{Availability, StoreKind, TranscriptSummary};
+use crate::error::{Error, ErrorCode, Result};
+use chrono::{DateTime, TimeZone, Utc};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use schema::Schema;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long a statement waits for another connection's write lock, as
+/// OpenClaw's own connections do (`OPENCLAW_SQLITE_BUSY_TIMEOUT_MS`).
+pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
+
+/// Largest decoded event OpenClaw stores (the schema's CHECK bound).
+const MAX_EVENT_BYTES: i64 = 4 * 1024 * 1024;
+
+/// Maps a SQLite failure to the addon's codes: a lock held past the busy
+/// timeout is `E_SESSION_BUSY`; a full disk, read-only file or I/O error is
+/// `E_WRITE_FAILED`; a damaged file is `E_PARSE`.
+pub(crate) fn sql_error(err: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode as C;
+    let code = match &err {
+        rusqlite::Error::SqliteFailure(e, _) => Some(e.code),
+        _ => None,
+    };
+    match code {
+        Some(C::DatabaseBusy | C::DatabaseLocked) => Error::new(
+            ErrorCode::SessionBusy,
+            format!("the agent database stayed locked by another writer: {err}"),
+        )
+        .with_hint("OpenClaw is writing to this agent's database; retry in a moment"),
+        Some(
+            C::DiskFull | C::ReadOnly | C::SystemIoFailure | C::CannotOpen | C::PermissionDenied,
+        ) => Error::new(
+            ErrorCode::WriteFailed,
+            format!("the agent database could not be written: {err}"),
+        )
+        .with_hint(
+            "check that the database and its directory are writable and the disk is not full",
+        ),
+        Some(C::DatabaseCorrupt | C::NotADatabase) => Error::new(
+            ErrorCode::Parse,
+            format!("the agent database is damaged: {err}"),
+        )
+        .with_hint("run `openclaw doctor` to check and repair it"),
+        _ => Error::new(ErrorCode::Internal, format!("SQLite: {err}")).with_hint(
+            "this is a bug in openclaw-session-intel or an unexpected database; please report it",
+        ),
+    }
+}
+
+/// One agent's database.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pub agent_id: String,
+    pub state_dir: PathBuf,
+    pub db: PathBuf,
+}
+
+/// What a plan was made from: OpenClaw's "context version" of a session,
+/// `(max(seq), generation, transcript_updated_at)`. A writer that appends,
+/// rewrites or replaces the transcript changes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fence {
+    pub max_seq: Option<i64>,
+    pub generation: Option<String>,
+    pub transcript_updated_at: Option<i64>,
+}
+
+fn from_ms(ms: i64) -> Option<DateTime<Utc>> {
+    Utc.timestamp_millis_opt(ms).single()
+}
+
+impl SqliteStore {
+    /// The store of `agent_id` under `state_dir` at `db`.
+    pub fn new(agent_id: &str, state_dir: &Path, db: PathBuf) -> SqliteStore {
+        SqliteStore {
+            agent_id: agent_id.to_owned(),
+            state_dir: state_dir.to_path_buf(),
+            db,
+        }
+    }
+
+    /// Opens the database (never creating it) the way OpenClaw's own
+    /// connections are set up: a 5 s busy timeout and foreign keys on; the
+    /// journal mode is left as found. The schema is checked first.
+    pub fn connect(&self) -> Result<(Connection, Schema)> {
+        let conn = Connection::open_with_flags(
+            &self.db,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::UnsupportedStore,
+                format!("cannot open the agent database {}: {e}", self.db.display()),
+            )
+            .with_hint("check that the file is readable and writable by this user")
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_error)?;
+        conn.execute_batch("PRAGMA foreign_keys = ON")
+            .map_err(sql_error)?;
+        let schema = schema::check(&conn, &self.db)?;
+        Ok((conn, schema))
+    }
+
+    /// Every session of the agent: each transcript generation
+    /// (`session_windows` row) with the keys whose current session it is,
+    /// its event count and decoded size, newest activity first. Sessions in
+    /// a cold archive and sessions without events are listed as such.
+    pub fn list(&self) -> Result<Vec<TranscriptSummary>> {
+        let (mut conn, schema) = self.connect()?;
+        let tx = conn.transaction().map_err(sql_error)?;
+        let summaries = list_in(&tx, &schema, &self.db)?;
+        tx.finish().map_err(sql_error)?;
+        Ok(summaries)
+    }
+
+    /// The session's events, decoded, and the fence they were read under,
+    /// in one read transaction (one snapshot).
+    pub fn read_events(
+        &self,
+        conn: &mut Connection,
+        schema: &Schema,
+        session_id: &str,
+    ) -> Result<(Events, Fence)> {
+        let tx = conn.transaction().map_err(sql_error)?;
+        let fence = fence(&tx, session_id)?;
+        let events = read_rows(&tx, schema, session_id)?;
+        tx.finish().map_err(sql_error)?;
+        Ok((events, fence))
+    }
+}
+
+/// Per-session aggregates of `transcript_events`.
+#[derive(Default)]
+struct EventStats {
+    count: u64,
+    bytes: u64,
+    last_at: Option<i64>,
+}
+
+fn list_in(conn: &Connection, schema: &Schema, db: &Path) -> Result<Vec<TranscriptSummary>> {
+    let size = if schema.compressed_events {
+        "coalesce(event_utf8_bytes, octet_length(event_json))"
+    } else {
+        "octet_length(event_json)"
+    };
+    let mut stats: BTreeMap<String, EventStats> = BTreeMap::new();
+    {
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT session_id, count(*), sum({size}), max(created_at) FROM transcript_events GROUP BY session_id"
+            ))
+            .map_err(sql_error)?;
+        let mut rows = stmt.query([]).map_err(sql_error)?;
+        while let Some(r) = rows.next().map_err(sql_error)? {
+            stats.insert(
+                r.get(0).map_err(sql_error)?,
+                EventStats {
+                    count: r.get::<_, i64>(1).map_err(sql_error)? as u64,
+                    bytes: r.get::<_, Option<i64>>(2).map_err(sql_error)?.unwrap_or(0) as u64,
+                    last_at: r.get(3).map_err(sql_error)?,
+                },
+            );
+        }
+    }
+    // Keys whose current session each window is.
+    struct Node {
+        key: String,
+        label: Option<String>,
+        display_name: Option<String>,
+        updated_at: i64,
+    }
+    let mut nodes: BTreeMap<String, Vec<Node>> = BTreeMap::new();
+    {
+        let mut stmt = conn
+            .prepare(
+                "SELECT session_key, current_session_id, label, display_name, updated_at FROM session_nodes ORDER BY session_key",
+            )
+            .map_err(sql_error)?;
+        let mut rows = stmt.query([]).map_err(sql_error)?;
+        while let Some(r) = rows.next().map_err(sql_error)? {
+            nodes
+                .entry(r.get(1).map_err(sql_error)?)
+                .or_default()
+                .push(Node {
+                    key: r.get(0).map_err(sql_error)?,
+                    label: r.get(2).map_err(sql_error)?,
+                    display_name: r.get(3).map_err(sql_error)?,
+                    updated_at: r.get(4).map_err(sql_error)?,
+                });
+        }
+    }
+    let cold_sql = if schema.cold_archives {
+        "SELECT w.session_id, w.session_key, w.updated_at, w.transcript_updated_at, w.display_name, c.event_count, c.raw_bytes \
+         FROM session_windows w LEFT JOIN session_transcript_cold_archives c ON c.session_id = w.session_id"
+    } else {
+        "SELECT session_id, session_key, updated_at, transcript_updated_at, display_name, NULL, NULL FROM session_windows"
+    };
+    let mut stmt = conn.prepare(cold_sql).map_err(sql_error)?;
+    let mut rows = stmt.query([]).map_err(sql_error)?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next().map_err(sql_error)? {
+        let session_id: String = r.get(0).map_err(sql_error)?;
+        let window_key: String = r.get(1).map_err(sql_error)?;
+        let window_updated: i64 = r.get(2).map_err(sql_error)?;
+        let transcript_updated: Option<i64> = r.get(3).map_err(sql_error)?;
+        let window_name: Option<String> = r.get(4).map_err(sql_error)?;
+        let cold_events: Option<i64> = r.get(5).map_err(sql_error)?;
+        let cold_bytes: Option<i64> = r.get(6).map_err(sql_error)?;
+        let st = stats.remove(&session_id).unwrap_or_default();
+        let keys = nodes.remove(&session_id).unwrap_or_default();
+        let availability = if cold_events.is_some() {
+            Availability::Cold
+        } else if st.count == 0 {
+            Availability::Empty
+        } else {
+            Availability::Available
+        };
+        let modified = st
+            .last_at
+            .or(transcript_updated)
+            .unwrap_or(window_updated)
+            .max(0);
+        out.push(TranscriptSummary {
+            session_id,
+            path: db.to_path_buf(),
+            // As JSONL: one line per event.
+            size_bytes: cold_bytes.map_or(st.bytes + st.count, |b| b.max(0) as u64),
+            modified: from_ms(modified).unwrap_or_default(),
+            label: keys.iter().find_map(|n| n.label.clone()),
+            display_name: keys
+                .iter()
+                .find_map(|n| n.display_name.clone())
+                .or(window_name),
+            updated_at: keys.iter().map(|n| n.updated_at).max().and_then(from_ms),
+            session_keys: keys.into_iter().map(|n| n.key).collect(),
+            window_key: Some(window_key),
+            store: StoreKind::Sqlite,
+            availability,
+            event_count: Some(cold_events.map_or(st.count, |c| c.max(0) as u64)),
+        });
+    }
+    Ok(out)
+}
+
+/// The session's fence, read in the caller's transaction.
+pub(crate) fn fence(conn: &Connection, session_id: &str) -> Result<Fence> {
+    conn.query_row(
+        "SELECT (SELECT max(seq) FROM transcript_events WHERE session_id = ?1), \
+                (SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?1), \
+                (SELECT transcript_updated_at FROM session_windows WHERE session_id = ?1)",
+        [session_id],
+        |r| {
+            Ok(Fence {
+                max_seq: r.get(0)?,
+                generation: r.get(1)?,
+                transcript_updated_at: r.get(2)?,
+            })
+        },
+    )
+    .map_err(sql_error)
+}
+
+fn row_error(session_id: &str, seq: i64, what: &str) -> Error {
+    Error::new(
+        ErrorCode::Parse,
+        format!("event {seq} of session {session_id} {what}"),
+    )
+    .with_hint(
+        "the row was not written by OpenClaw; run `openclaw doctor` and leave the session as it is",
+    )
+}
+
+/// Decodes every row of a session in `seq` order into JSONL: `event_json`
+/// as stored, or the zstd frame of `event_zstd` decompressed to exactly
+/// `event_utf8_bytes` bytes.
+pub(crate) fn read_rows(conn: &Connection, schema: &Schema, session_id: &str) -> Result<Events> {
+    let sql = if schema.compressed_events {
+        "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ?1 ORDER BY seq"
+    } else {
+        "SELECT seq, event_json, NULL, NULL FROM transcript_events WHERE session_id = ?1 ORDER BY seq"
+    };
+    let mut stmt = conn.prepare(sql).map_err(sql_error)?;
+    let mut rows = stmt.query([session_id]).map_err(sql_error)?;
+    let mut jsonl = Vec::new();
+    let mut seqs = Vec::new();
+    let mut decoder = zstd::bulk::Decompressor::new()
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("zstd: {e}")))?;
+    while let Some(r) = rows.next().map_err(sql_error)? {
+        let seq: i64 = r.get(0).map_err(sql_error)?;
+        let start = jsonl.len();
+        match (
+            r.get_ref(1).map_err(sql_error)?,
+            r.get_ref(2).map_err(sql_error)?,
+        ) {
+            (ValueRef::Text(text), _) => jsonl.extend_from_slice(text),
+            (ValueRef::Null, ValueRef::Blob(frame)) => {
+                let size: i64 = r.get::<_, Option<i64>>(3).map_err(sql_error)?.unwrap_or(-1);
+                if !(1..=MAX_EVENT_BYTES).contains(&size) {
+                    return Err(row_error(
+                        session_id,
+                        seq,
+                        "has a compressed payload without a valid size",
+                    ));
+                }
+                let decoded = decoder.decompress(frame, size as usize).map_err(|e| {
+                    row_error(session_id, seq, &format!("does not decompress: {e}"))
+                })?;
+                if decoded.len() as i64 != size {
+                    return Err(row_error(
+                        session_id,
+                        seq,
+                        "decompresses to another size than recorded",
+                    ));
+                }
+                jsonl.extend_from_slice(&decoded);
+            }
+            _ => return Err(row_error(session_id, seq, "has no payload")),
+        }
+        if memchr::memchr(b'\n', &jsonl[start..]).is_some() {
+            return Err(row_error(session_id, seq, "holds a raw line break"));
+        }
+        jsonl.push(b'\n');
+        seqs.push(seq);
+    }
+    Ok(Events::from_rows(jsonl, seqs))
+}
+
+/// The session's cold-archive row, if its transcript is archived.
+pub(crate) fn is_cold(conn: &Connection, schema: &Schema, session_id: &str) -> Result<bool> {
+    if !schema.cold_archives {
+        return Ok(false);
+    }
+    conn.query_row(
+        "SELECT 1 FROM session_transcript_cold_archives WHERE session_id = ?1",
+        [session_id],
+        |_| Ok(()),
+    )
+    .optional()
+    .map(|r| r.is_some())
+    .map_err(sql_error)
+}

@@ -1,0 +1,629 @@
+//! The cleaner, transcript reads and exports on OpenClaw's SQLite store, on
+//! the real stores OpenClaw 2026.8.2 (schema 19), 2026.9.5 (21) and
+//! 2026.9.6 (23) wrote, and on stores the tests derive from them. What
+//! OpenClaw itself makes of an edited store is proven by
+//! `__test__/openclaw/` with the real OpenClaw.
+
+use rusqlite::{params, Connection};
+use session_intel_core::fs_safe::LockOptions;
+use session_intel_core::openclaw::edit::{CloneRequest, EditRequest};
+use session_intel_core::openclaw::gateway;
+use session_intel_core::openclaw::store::{sqlite_path, AgentStore};
+use session_intel_core::openclaw::strip::{resolve_settings, strip_tools};
+use session_intel_core::openclaw::transcripts::{transcript_info, Availability, StoreKind};
+use session_intel_core::ErrorCode;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+const SYNTH: &str = "6513270e-269e-4d37-b2a7-4de452e6b438";
+const F8: &str = "f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1";
+const SMALL: &str = "1b975ccf-9dbe-4f4e-9d2b-8abe12178979";
+const MAIN: &str = "76cc5ab5-0425-4038-b41f-0af9f313d594";
+const VERSIONS: [u32; 3] = [19, 21, 23];
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+}
+
+fn gunzip(path: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(fs::File::open(path).unwrap())
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+/// A writable state dir holding a copy of the store OpenClaw wrote at
+/// `version`.
+fn store(version: u32) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let db = sqlite_path(&state, "main");
+    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    match version {
+        19 | 23 => {
+            let name = if version == 19 {
+                "v19-2026.8.2"
+            } else {
+                "v23-2026.9.6"
+            };
+            let src = shared()
+                .join("openclaw-sqlite")
+                .join(name)
+                .join("agents/main/agent/openclaw-agent.sqlite");
+            fs::write(&db, fs::read(src).unwrap()).unwrap();
+        }
+        21 => {
+            let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "../../fixtures/openclaw-sqlite-v21/agents/main/agent/openclaw-agent.sqlite.gz",
+            );
+            fs::write(&db, gunzip(&src)).unwrap();
+        }
+        _ => unreachable!(),
+    }
+    (dir, state)
+}
+
+fn connect(state: &Path) -> Connection {
+    let c = Connection::open(sqlite_path(state, "main")).unwrap();
+    c.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+    c
+}
+
+/// The JSONL OpenClaw imported each session from.
+fn source_jsonl(session: &str) -> Vec<u8> {
+    if session == SYNTH {
+        gunzip(&shared().join(format!("openclaw-sqlite/inputs/{SYNTH}.jsonl.gz")))
+    } else {
+        fs::read(shared().join(format!("openclaw/moltbot-2026-01-31/{session}.jsonl"))).unwrap()
+    }
+}
+
+/// Every row of every table, hashed: equal digests mean nothing was written.
+fn digest(state: &Path) -> String {
+    let c = connect(state);
+    let tables: Vec<String> = c
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut h = Sha256::new();
+    for t in tables {
+        let mut stmt = c.prepare(&format!("SELECT * FROM \"{t}\"")).unwrap();
+        let n = stmt.column_count();
+        let mut rows = stmt.query([]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            for i in 0..n {
+                h.update(format!("{:?}", r.get_ref(i).unwrap()).as_bytes());
+            }
+        }
+    }
+    format!("{:x}", h.finalize())
+}
+
+/// A session's stored rows: seq → (event_json, event_zstd, event_utf8_bytes, created_at).
+type Row = (Option<Vec<u8>>, Option<Vec<u8>>, Option<i64>, i64);
+fn rows(state: &Path, sid: &str) -> BTreeMap<i64, Row> {
+    let c = connect(state);
+    let zstd = c
+        .prepare("SELECT 1 FROM pragma_table_info('transcript_events') WHERE name = 'event_zstd'")
+        .unwrap()
+        .exists([])
+        .unwrap();
+    let sql = if zstd {
+        "SELECT seq, CAST(event_json AS BLOB), event_zstd, event_utf8_bytes, created_at FROM transcript_events WHERE session_id = ?1"
+    } else {
+        "SELECT seq, CAST(event_json AS BLOB), NULL, NULL, created_at FROM transcript_events WHERE session_id = ?1"
+    };
+    let mut stmt = c.prepare(sql).unwrap();
+    stmt.query_map([sid], |r| {
+        Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+/// Identity rows: seq → (event_id, event_type, parent_id, idempotency key).
+type IdentityRow = (String, Option<String>, Option<String>, Option<String>);
+fn identities(state: &Path, sid: &str) -> BTreeMap<i64, IdentityRow> {
+    let c = connect(state);
+    let mut stmt = c
+        .prepare("SELECT seq, event_id, event_type, parent_id, message_idempotency_key FROM transcript_event_identities WHERE session_id = ?1")
+        .unwrap();
+    stmt.query_map([sid], |r| {
+        Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+/// The bookkeeping OpenClaw keys its caches on.
+fn bookkeeping(state: &Path, sid: &str) -> (Option<String>, Option<i64>, Option<i64>) {
+    connect(state)
+        .query_row(
+            "SELECT (SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?1), \
+                    (SELECT needs_rebuild FROM session_transcript_index_state WHERE session_id = ?1), \
+                    (SELECT transcript_updated_at FROM session_windows WHERE session_id = ?1)",
+            [sid],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+}
+
+fn checks_pass(state: &Path) {
+    let c = connect(state);
+    let fk: i64 = c
+        .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let quick: String = c.query_row("PRAGMA quick_check", [], |r| r.get(0)).unwrap();
+    assert_eq!((fk, quick.as_str()), (0, "ok"));
+}
+
+fn request(session: &str, preset: &str, dry_run: bool) -> EditRequest {
+    let (keep, pct) = resolve_settings(Some(preset), None, None, &[]).unwrap();
+    EditRequest {
+        session: Some(session.into()),
+        keep_turns_with_tools: keep,
+        truncate_percent: pct,
+        dry_run,
+        backups_to_keep: 5,
+        lock: LockOptions::default(),
+    }
+}
+
+fn open(state: &Path) -> AgentStore {
+    AgentStore::open(state, "main").unwrap()
+}
+
+fn export(state: &Path, sid: &str) -> Vec<u8> {
+    open(state).export(Some(sid), None).unwrap().jsonl.unwrap()
+}
+
+#[test]
+fn lists_every_session_of_each_schema() {
+    for v in VERSIONS {
+        let (_d, state) = store(v);
+        let agent = open(&state);
+        assert_eq!(agent.kind(), StoreKind::Sqlite);
+        let list = agent.list().unwrap();
+        let by_id: BTreeMap<&str, _> = list.iter().map(|t| (t.session_id.as_str(), t)).collect();
+        assert_eq!(by_id.len(), 5, "schema {v}");
+        for (sid, events, key) in [
+            (SYNTH, 283, "agent:main:synthetic-tools"),
+            (F8, 33, "agent:main:openresponses-user:9e983849"),
+            (SMALL, 6, "agent:main:openresponses-user:659fbde2"),
+        ] {
+            let t = by_id[sid];
+            assert_eq!(t.availability, Availability::Available);
+            assert_eq!(t.event_count, Some(events));
+            assert_eq!(t.session_keys, [key]);
+            assert_eq!(t.window_key.as_deref(), Some(key));
+            assert_eq!(
+                t.size_bytes,
+                source_jsonl(sid).len() as u64,
+                "decoded size of {sid}"
+            );
+            assert_eq!(t.path, sqlite_path(&state, "main"));
+        }
+        assert_eq!(by_id[MAIN].availability, Availability::Empty);
+        assert_eq!(by_id[MAIN].session_keys, ["agent:main:main"]);
+        // Newest activity first: the synthetic session's events are the latest.
+        assert_eq!(list[0].session_id, SYNTH);
+    }
+}
+
+#[test]
+fn decodes_every_event_exactly_plain_and_zstd() {
+    for v in VERSIONS {
+        let (_d, state) = store(v);
+        for sid in [SYNTH, F8, SMALL] {
+            assert_eq!(export(&state, sid), source_jsonl(sid), "schema {v}, {sid}");
+        }
+        let info = transcript_info(&export(&state, SYNTH));
+        assert_eq!((info.tool_call_count, info.tool_result_count), (99, 99));
+    }
+    // Schema 23 holds most tool results as zstd frames.
+    let (_d, state) = store(23);
+    let zstd = rows(&state, SYNTH)
+        .values()
+        .filter(|r| r.1.is_some())
+        .count();
+    assert_eq!(zstd, 97);
+}
+
+#[test]
+fn resolves_ids_keys_and_prefixes() {
+    let (_d, state) = store(23);
+    let agent = open(&state);
+    assert_eq!(agent.resolve(Some("6513")).unwrap().session_id, SYNTH);
+    assert_eq!(
+        agent
+            .resolve(Some("agent:main:synthetic-tools"))
+            .unwrap()
+            .session_id,
+        SYNTH
+    );
+    assert_eq!(
+        agent.resolve(Some("synthetic-tools")).unwrap().session_id,
+        SYNTH
+    );
+    assert_eq!(agent.resolve(Some("main")).unwrap().session_id, MAIN);
+    assert_eq!(agent.resolve(None).unwrap().session_id, SYNTH);
+    assert_eq!(
+        agent.resolve(Some("agent:main:nope")).unwrap_err().code,
+        ErrorCode::SessionNotFound
+    );
+    assert_eq!(
+        agent.resolve(Some("../x")).unwrap_err().code,
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        agent.resolve(Some("a\u{0}:b")).unwrap_err().code,
+        ErrorCode::InvalidArgument
+    );
+}
+
+#[test]
+fn edits_equal_the_jsonl_cleaner_and_write_only_the_rows_they_change() {
+    for v in VERSIONS {
+        for preset in ["default", "aggressive", "extreme"] {
+            let (_d, state) = store(v);
+            let before_rows = rows(&state, SYNTH);
+            let before_ids = identities(&state, SYNTH);
+            let (generation, _, updated) = bookkeeping(&state, SYNTH);
+            let source = source_jsonl(SYNTH);
+            let (keep, pct) = resolve_settings(Some(preset), None, None, &[]).unwrap();
+            let plan = strip_tools(&source, keep, pct).unwrap();
+            let expected = plan.render(&source);
+
+            let r = open(&state).edit(&request(SYNTH, preset, false)).unwrap();
+            assert!(r.changed, "{preset} changes the synthetic session");
+            assert_eq!(r.path, sqlite_path(&state, "main"));
+            assert_eq!(
+                export(&state, SYNTH),
+                expected,
+                "schema {v} {preset}: the JSONL cleaner's result"
+            );
+            assert_eq!(r.size_after, expected.len() as u64);
+            assert_eq!(
+                fs::read(r.backup_path.as_ref().unwrap()).unwrap(),
+                source,
+                "backup = the session as it was"
+            );
+
+            // Untouched rows are the very same bytes (zstd frames included);
+            // changed rows are in identity form; deleted rows took their
+            // identities with them.
+            let after_rows = rows(&state, SYNTH);
+            let after_ids = identities(&state, SYNTH);
+            let mut changed = 0;
+            for (seq, row) in &after_rows {
+                let old = &before_rows[seq];
+                if row != old {
+                    changed += 1;
+                    assert!(row.0.is_some() && row.1.is_none(), "identity form");
+                    if v == 23 {
+                        assert_eq!(row.2, Some(row.0.as_ref().unwrap().len() as i64));
+                    }
+                    assert_eq!(row.3, old.3, "created_at kept");
+                }
+            }
+            let replaced = plan
+                .edits
+                .iter()
+                .filter(|e| matches!(e, session_intel_core::openclaw::strip::LineEdit::Replace(_)))
+                .count();
+            assert_eq!(
+                changed, replaced,
+                "schema {v} {preset}: only changed rows written"
+            );
+            assert_eq!(
+                before_rows.len() - after_rows.len(),
+                plan.stats.entries_removed as usize
+            );
+            assert!(after_ids.keys().all(|s| after_rows.contains_key(s)));
+            // Identity parents follow the events' parentId.
+            for (seq, (id, _, parent, _)) in &after_ids {
+                let json: serde_json::Value =
+                    serde_json::from_slice(after_rows[seq].0.as_deref().unwrap_or(b"{}"))
+                        .unwrap_or_default();
+                if after_rows[seq].0.is_some() {
+                    assert_eq!(json["id"].as_str(), Some(id.as_str()));
+                    assert_eq!(
+                        json["parentId"].as_str(),
+                        parent.as_deref(),
+                        "identity of {id}"
+                    );
+                }
+            }
+            assert!(after_ids.len() < before_ids.len());
+            let (g2, rebuild, u2) = bookkeeping(&state, SYNTH);
+            assert_ne!(g2, generation, "generation rotated");
+            assert_eq!(g2.as_ref().map(|g| g.len()), Some(32));
+            assert_eq!(rebuild, Some(1), "projection marked for rebuild");
+            assert!(u2 > updated, "transcript_updated_at advanced");
+            checks_pass(&state);
+            // The other sessions are untouched.
+            assert_eq!(export(&state, F8), source_jsonl(F8));
+        }
+    }
+}
+
+#[test]
+fn dry_runs_and_edits_that_change_nothing_write_nothing() {
+    for v in VERSIONS {
+        let (_d, state) = store(v);
+        let before = digest(&state);
+        let dry = open(&state).edit(&request(SYNTH, "extreme", true)).unwrap();
+        assert!(dry.dry_run && dry.changed && dry.backup_path.is_none());
+        assert!(dry.strip.stats.tool_calls_removed > 0);
+        let none = open(&state)
+            .edit(&request(SMALL, "extreme", false))
+            .unwrap();
+        assert!(!none.changed);
+        assert_eq!(digest(&state), before, "schema {v}: nothing written");
+        assert!(
+            !state.join("agents/main/session-intel-backups").exists()
+                || fs::read_dir(state.join("agents/main/session-intel-backups"))
+                    .unwrap()
+                    .count()
+                    == 0
+        );
+    }
+}
+
+#[test]
+fn restore_puts_the_session_back_and_can_be_undone() {
+    for v in VERSIONS {
+        let (_d, state) = store(v);
+        let original_ids = identities(&state, SYNTH);
+        let edit = open(&state)
+            .edit(&request(SYNTH, "extreme", false))
+            .unwrap();
+        let edited = export(&state, SYNTH);
+        let restored = open(&state)
+            .restore(Some("6513"), LockOptions::default(), 5)
+            .unwrap();
+        assert_eq!(restored.restored_from, edit.backup_path.unwrap());
+        assert_eq!(
+            export(&state, SYNTH),
+            source_jsonl(SYNTH),
+            "schema {v}: the original events"
+        );
+        assert_eq!(
+            fs::read(&restored.replaced_backup).unwrap(),
+            edited,
+            "what it replaced is kept"
+        );
+        // As OpenClaw's full replace: seq 0..n-1, identities as derived from the events.
+        let r = rows(&state, SYNTH);
+        assert_eq!(
+            r.keys().copied().collect::<Vec<_>>(),
+            (0..283).collect::<Vec<i64>>()
+        );
+        let ids: BTreeSet<_> = identities(&state, SYNTH).into_values().collect();
+        assert_eq!(ids, original_ids.into_values().collect::<BTreeSet<_>>());
+        assert_eq!(bookkeeping(&state, SYNTH).1, Some(1));
+        checks_pass(&state);
+        // Restoring again undoes the restore.
+        open(&state)
+            .restore(Some(SYNTH), LockOptions::default(), 5)
+            .unwrap();
+        assert_eq!(export(&state, SYNTH), edited);
+        checks_pass(&state);
+        // Backups are outside sessions/, named as OpenClaw's archives, newest 5.
+        for _ in 0..6 {
+            open(&state)
+                .restore(Some(SYNTH), LockOptions::default(), 5)
+                .unwrap();
+        }
+        let names: Vec<String> = fs::read_dir(state.join("agents/main/session-intel-backups"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 5);
+        assert!(names
+            .iter()
+            .all(|n| n.starts_with(&format!("{SYNTH}.jsonl.bak.2"))));
+    }
+}
+
+#[test]
+fn cold_and_empty_sessions_are_listed_as_such_and_refused() {
+    let (_d, state) = store(23);
+    // Archive the small session the way OpenClaw's cold tier leaves it: a
+    // cold-archive row and no events.
+    {
+        let c = connect(&state);
+        c.execute(
+            "DELETE FROM transcript_events WHERE session_id = ?1",
+            [SMALL],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO session_transcript_cold_archives (session_id, generation, archive_name, archive_sha256, event_count, raw_bytes, archive_bytes, last_seq, archived_at, storage, archive_blob) \
+             VALUES (?1, 'g', 'a.jsonl.zst', ?2, 6, 5000, 1000, 5, 1, 'file', NULL)",
+            params![SMALL, "0".repeat(64)],
+        )
+        .unwrap();
+    }
+    let before = digest(&state);
+    let agent = open(&state);
+    let list = agent.list().unwrap();
+    let small = list.iter().find(|t| t.session_id == SMALL).unwrap();
+    assert_eq!(
+        (small.availability, small.event_count, small.size_bytes),
+        (Availability::Cold, Some(6), 5000)
+    );
+    for (sid, word) in [(SMALL, "cold archive"), (MAIN, "no events")] {
+        for err in [
+            agent.edit(&request(sid, "extreme", false)).unwrap_err(),
+            agent.export(Some(sid), None).unwrap_err(),
+        ] {
+            assert_eq!(err.code, ErrorCode::TranscriptUnavailable, "{err}");
+            assert!(err.message.contains(word), "{err}");
+        }
+    }
+    assert_eq!(digest(&state), before);
+}
+
+#[test]
+fn other_schema_versions_and_changed_tables_are_refused_untouched() {
+    let cases: [(&str, &str); 4] = [
+        ("PRAGMA user_version = 22; UPDATE schema_meta SET schema_version = 22 WHERE meta_key = 'primary'", "version 22"),
+        ("PRAGMA user_version = 24; UPDATE schema_meta SET schema_version = 24 WHERE meta_key = 'primary'", "version 24"),
+        ("UPDATE schema_meta SET schema_version = 19 WHERE meta_key = 'primary'", "schema_meta says agent schema 19"),
+        ("ALTER TABLE transcript_events ADD COLUMN extra TEXT", "table transcript_events"),
+    ];
+    for (change, says) in cases {
+        let (_d, state) = store(23);
+        connect(&state).execute_batch(change).unwrap();
+        let before = digest(&state);
+        let agent = open(&state);
+        for err in [
+            agent.list().unwrap_err(),
+            agent.edit(&request(SYNTH, "extreme", false)).unwrap_err(),
+            agent
+                .restore(Some(SYNTH), LockOptions::default(), 5)
+                .unwrap_err(),
+        ] {
+            assert_eq!(err.code, ErrorCode::UnsupportedStore, "{change}: {err}");
+            assert!(err.message.contains(says), "{err}");
+            assert!(err.hint.as_deref().unwrap().contains("19, 21, 23"));
+        }
+        assert_eq!(digest(&state), before);
+    }
+}
+
+#[test]
+fn a_running_gateway_blocks_edits_of_sessions_that_are_not_idle() {
+    let (_d, state) = store(23);
+    let lock_dir = gateway::lock_dir(&state);
+    fs::create_dir_all(&lock_dir).unwrap();
+    let lock = lock_dir.join("gateway.state.lock");
+    let idle_since = chrono::Utc::now().timestamp_millis() - 60_000;
+    connect(&state)
+        .execute(
+            "UPDATE session_windows SET transcript_updated_at = ?1",
+            [idle_since],
+        )
+        .unwrap();
+    // A live gateway (this process stands in for its pid).
+    fs::write(
+        &lock,
+        format!(
+            r#"{{"pid":{},"ownerId":"x","createdAt":"2026-11-23T00:00:00.000Z"}}"#,
+            std::process::id()
+        ),
+    )
+    .unwrap();
+    assert!(gateway::running_gateway(&state).is_some());
+    let busy_cases = [
+        "UPDATE session_nodes SET status = 'running' WHERE current_session_id = ?1",
+        "UPDATE session_windows SET status = 'running' WHERE session_id = ?1",
+        "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.activeWriterRunId', 'run-1') WHERE current_session_id = ?1",
+        "UPDATE session_windows SET transcript_updated_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE session_id = ?1",
+        "INSERT INTO session_pending_inputs (input_id, session_key, session_id, idempotency_key, run_id, request_hash, message_json, lifecycle_generation, state, accepted_at) \
+         SELECT 'i1', session_key, session_id, 'k1', 'r1', 'h', '{}', 'g', 'queued', 1 FROM session_windows WHERE session_id = ?1",
+    ];
+    for case in busy_cases {
+        let (_d2, s2) = store(23);
+        fs::create_dir_all(gateway::lock_dir(&s2)).unwrap();
+        fs::copy(&lock, gateway::lock_dir(&s2).join("gateway.state.lock")).unwrap();
+        let c = connect(&s2);
+        c.execute(
+            "UPDATE session_windows SET transcript_updated_at = ?1",
+            [idle_since],
+        )
+        .unwrap();
+        c.execute(case, [SYNTH]).unwrap();
+        drop(c);
+        let before = digest(&s2);
+        let err = open(&s2)
+            .edit(&request(SYNTH, "extreme", false))
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::SessionBusy, "{case}: {err}");
+        assert_eq!(digest(&s2), before);
+        // A dry run only reads: it is allowed.
+        assert!(open(&s2).edit(&request(SYNTH, "extreme", true)).is_ok());
+    }
+    // Idle with the gateway up: allowed.
+    open(&state)
+        .edit(&request(SYNTH, "extreme", false))
+        .unwrap();
+    // A lock whose process is gone is no gateway at all.
+    fs::write(&lock, r#"{"pid":999999999}"#).unwrap();
+    assert!(gateway::running_gateway(&state).is_none());
+    connect(&state)
+        .execute(
+            "UPDATE session_nodes SET status = 'running' WHERE current_session_id = ?1",
+            [F8],
+        )
+        .unwrap();
+    open(&state).edit(&request(F8, "extreme", false)).unwrap();
+}
+
+#[test]
+fn exports_and_clones_to_jsonl_and_refuses_to_register_a_clone() {
+    let (d, state) = store(23);
+    let out = d.path().join("out.jsonl");
+    let r = open(&state).export(Some(F8), Some(&out)).unwrap();
+    assert_eq!(
+        (r.event_count, r.bytes),
+        (33, source_jsonl(F8).len() as u64)
+    );
+    assert_eq!(fs::read(&out).unwrap(), source_jsonl(F8));
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        fs::metadata(&out).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(
+        open(&state).export(Some(F8), Some(&out)).unwrap_err().code,
+        ErrorCode::InvalidArgument,
+        "never overwrites"
+    );
+    let sessions = state.join("agents/main/sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    assert_eq!(
+        open(&state)
+            .export(Some(F8), Some(&sessions.join("x.jsonl")))
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidArgument
+    );
+
+    let before = digest(&state);
+    let registered = CloneRequest {
+        session: Some(SYNTH.into()),
+        strip: Some((0, 0)),
+        output: None,
+        no_register: false,
+    };
+    let err = open(&state).clone_session(&registered).unwrap_err();
+    assert_eq!(err.code, ErrorCode::UnsupportedStore);
+    assert!(err.hint.unwrap().contains("--no-register"));
+    let copy = d.path().join("copy.jsonl");
+    let c = open(&state)
+        .clone_session(&CloneRequest {
+            output: Some(copy.clone()),
+            no_register: true,
+            ..registered
+        })
+        .unwrap();
+    assert_eq!(c.stats.tool_calls_removed, 99);
+    let text = fs::read_to_string(&copy).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["id"], c.cloned_session_id.as_str());
+    assert_eq!(header["parentSession"], SYNTH);
+    assert_eq!(digest(&state), before, "the store is untouched");
+}
