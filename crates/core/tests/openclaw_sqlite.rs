@@ -526,11 +526,15 @@ fn a_running_gateway_blocks_edits_of_sessions_that_are_not_idle() {
         ),
     )
     .unwrap();
-    assert!(gateway::running_gateway(&state).is_some());
+    assert_eq!(
+        gateway::state_owner(&state).map(|o| o.role),
+        Some("gateway".to_owned())
+    );
     let busy_cases = [
         "UPDATE session_nodes SET status = 'running' WHERE current_session_id = ?1",
         "UPDATE session_windows SET status = 'running' WHERE session_id = ?1",
-        "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.activeWriterRunId', 'run-1') WHERE current_session_id = ?1",
+        "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.lifecycleRunId', 'run-1') WHERE current_session_id = ?1",
+        "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.status', 'running') WHERE current_session_id = ?1",
         "UPDATE session_windows SET transcript_updated_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE session_id = ?1",
         "INSERT INTO session_pending_inputs (input_id, session_key, session_id, idempotency_key, run_id, request_hash, message_json, lifecycle_generation, state, accepted_at) \
          SELECT 'i1', session_key, session_id, 'k1', 'r1', 'h', '{}', 'g', 'queued', 1 FROM session_windows WHERE session_id = ?1",
@@ -548,10 +552,8 @@ fn a_running_gateway_blocks_edits_of_sessions_that_are_not_idle() {
         c.execute(case, [SYNTH]).unwrap();
         drop(c);
         let before = digest(&s2);
-        let err = open(&s2)
-            .edit(&request(SYNTH, "extreme", false))
-            .unwrap_err();
-        assert_eq!(err.code, ErrorCode::SessionBusy, "{case}: {err}");
+        let err = open(&s2).edit(&request(SYNTH, "extreme", false)).err();
+        assert_eq!(err.map(|e| e.code), Some(ErrorCode::SessionBusy), "{case}");
         assert_eq!(digest(&s2), before);
         // A dry run only reads: it is allowed.
         assert!(open(&s2).edit(&request(SYNTH, "extreme", true)).is_ok());
@@ -560,16 +562,58 @@ fn a_running_gateway_blocks_edits_of_sessions_that_are_not_idle() {
     open(&state)
         .edit(&request(SYNTH, "extreme", false))
         .unwrap();
-    // A lock whose process is gone is no gateway at all.
+    // A lock whose process is gone is no owner at all; a session still
+    // marked running is then a crashed turn OpenClaw will resume: refused.
     fs::write(&lock, r#"{"pid":999999999}"#).unwrap();
-    assert!(gateway::running_gateway(&state).is_none());
+    assert!(gateway::state_owner(&state).is_none());
+    open(&state).edit(&request(F8, "default", false)).unwrap();
     connect(&state)
         .execute(
             "UPDATE session_nodes SET status = 'running' WHERE current_session_id = ?1",
             [F8],
         )
         .unwrap();
-    open(&state).edit(&request(F8, "extreme", false)).unwrap();
+    let err = open(&state)
+        .edit(&request(F8, "extreme", false))
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::SessionBusy);
+    assert!(err.message.contains("crash"), "{err}");
+}
+
+#[test]
+fn a_state_owner_is_found_by_its_coordinator_pid_and_start_time() {
+    let (_d, state) = store(23);
+    let dir = gateway::lock_dir(&state);
+    fs::create_dir_all(&dir).unwrap();
+    let lock = dir.join("gateway.state.lock");
+    // The coordinator held exclusively, as a live owner holds it, makes the
+    // owner live whatever the lock file says.
+    let coordinator = Connection::open(dir.join("gateway.state.lock.sqlite")).unwrap();
+    coordinator
+        .execute_batch("PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE")
+        .unwrap();
+    fs::write(&lock, r#"{"pid":999999999,"role":"sqlite-maintenance"}"#).unwrap();
+    let owner = gateway::state_owner(&state).unwrap();
+    assert!(owner.is_maintenance());
+    let before = digest(&state);
+    let err = open(&state)
+        .edit(&request(F8, "extreme", false))
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::SessionBusy);
+    assert!(err.message.contains("doctor"), "{err}");
+    assert_eq!(digest(&state), before);
+    coordinator.execute_batch("ROLLBACK").unwrap();
+    drop(coordinator);
+    assert!(
+        gateway::state_owner(&state).is_none(),
+        "released coordinator, dead pid"
+    );
+    // A live pid whose start time differs from the recorded one was reused.
+    let me = std::process::id();
+    fs::write(&lock, format!(r#"{{"pid":{me},"startTime":1}}"#)).unwrap();
+    assert!(gateway::state_owner(&state).is_none());
+    fs::write(&lock, format!(r#"{{"pid":{me}}}"#)).unwrap();
+    assert!(gateway::state_owner(&state).is_some());
 }
 
 #[test]
@@ -626,4 +670,279 @@ fn exports_and_clones_to_jsonl_and_refuses_to_register_a_clone() {
     assert_eq!(header["id"], c.cloned_session_id.as_str());
     assert_eq!(header["parentSession"], SYNTH);
     assert_eq!(digest(&state), before, "the store is untouched");
+}
+
+/// Appends an event the way OpenClaw's append does: the next seq, its
+/// identity row, the mutation time advanced; the generation kept.
+fn append_event(c: &Connection, sid: &str, json: &str) {
+    let seq: i64 = c
+        .query_row(
+            "SELECT coalesce(max(seq), -1) + 1 FROM transcript_events WHERE session_id = ?1",
+            [sid],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let zstd = c
+        .prepare("SELECT 1 FROM pragma_table_info('transcript_events') WHERE name = 'event_zstd'")
+        .unwrap()
+        .exists([])
+        .unwrap();
+    if zstd {
+        c.execute(
+            "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?1, ?2, ?3, 1, ?4)",
+            params![sid, seq, json, json.len() as i64],
+        )
+        .unwrap();
+    } else {
+        c.execute(
+            "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, 1)",
+            params![sid, seq, json],
+        )
+        .unwrap();
+    }
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    c.execute(
+        "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, 1)",
+        params![sid, v["id"].as_str(), seq, v["type"].as_str(), v["parentId"].as_str()],
+    )
+    .unwrap();
+    c.execute(
+        "UPDATE session_windows SET transcript_updated_at = coalesce(transcript_updated_at, 0) + 1 WHERE session_id = ?1",
+        [sid],
+    )
+    .unwrap();
+}
+
+const LAST_SYNTH: &str = "69ac0f03";
+const LATE_APPEND: &str = r#"{"type":"message","id":"late0001","parentId":"69ac0f03","timestamp":"2026-06-01T11:00:00.000Z","message":{"role":"user","content":"one more thing","timestamp":9}}"#;
+
+/// The child process of the concurrency tests: holds a write transaction
+/// on the database for a while, appending an event in it when asked, as
+/// an OpenClaw writer would. Does nothing unless spawned by a test.
+#[test]
+#[ignore = "spawned by the concurrency tests as a second process"]
+fn writer_process() {
+    let Ok(db) = std::env::var("OSI_WRITER_DB") else {
+        return;
+    };
+    let hold: u64 = std::env::var("OSI_WRITER_HOLD_MS")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let c = Connection::open(db).unwrap();
+    c.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    c.execute_batch("PRAGMA foreign_keys = ON; BEGIN IMMEDIATE")
+        .unwrap();
+    println!("LOCKED");
+    use std::io::Write;
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(hold));
+    if std::env::var("OSI_WRITER_APPEND").is_ok() {
+        append_event(&c, SYNTH, LATE_APPEND);
+    }
+    c.execute_batch("COMMIT").unwrap();
+}
+
+/// Starts [`writer_process`] in a second process and waits until it holds
+/// the write lock.
+fn spawn_writer(state: &Path, hold_ms: u64, append: bool) -> std::process::Child {
+    use std::io::BufRead;
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        "writer_process",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("OSI_WRITER_DB", sqlite_path(state, "main"))
+    .env("OSI_WRITER_HOLD_MS", hold_ms.to_string())
+    .stdout(std::process::Stdio::piped());
+    if append {
+        cmd.env("OSI_WRITER_APPEND", "1");
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("LOCKED") {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "the writer process ended early"
+        );
+    }
+    // Keep reading, so that the child's last words find an open pipe.
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    child
+}
+
+#[test]
+fn an_edit_waits_for_a_writer_holding_the_lock_and_gives_up_after_the_busy_timeout() {
+    let (_d, state) = store(23);
+    let source = source_jsonl(SYNTH);
+    let expected = strip_tools(&source, 0, 0).unwrap().render(&source);
+    let mut writer = spawn_writer(&state, 1500, false);
+    let started = std::time::Instant::now();
+    let r = open(&state)
+        .edit(&request(SYNTH, "extreme", false))
+        .unwrap();
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(1000),
+        "it waited for the lock"
+    );
+    assert!(r.changed);
+    assert_eq!(export(&state, SYNTH), expected);
+    assert!(writer.wait().unwrap().success());
+
+    let (_d, state) = store(23);
+    let before = digest(&state);
+    let mut writer = spawn_writer(&state, 7000, false);
+    let started = std::time::Instant::now();
+    let err = open(&state)
+        .edit(&request(SYNTH, "extreme", false))
+        .err()
+        .unwrap();
+    let waited = started.elapsed();
+    assert_eq!(err.code, ErrorCode::SessionBusy, "{err}");
+    assert!(
+        waited >= std::time::Duration::from_millis(4500)
+            && waited < std::time::Duration::from_millis(6900),
+        "{waited:?}"
+    );
+    assert!(writer.wait().unwrap().success());
+    assert_eq!(digest(&state), before, "nothing changed");
+    assert_eq!(
+        fs::read_dir(state.join("agents/main/session-intel-backups"))
+            .unwrap()
+            .count(),
+        0,
+        "the unused backup is gone"
+    );
+}
+
+#[test]
+fn an_append_between_plan_and_commit_is_kept_and_the_edit_refused() {
+    for v in VERSIONS {
+        let (_d, state) = store(v);
+        let mut writer = spawn_writer(&state, 800, true);
+        let err = open(&state)
+            .edit(&request(SYNTH, "extreme", false))
+            .err()
+            .unwrap();
+        assert!(writer.wait().unwrap().success());
+        assert_eq!(
+            err.code,
+            ErrorCode::ConcurrentModification,
+            "schema {v}: {err}"
+        );
+        // Every original event and the appended one are there, unchanged.
+        let mut expected = source_jsonl(SYNTH);
+        expected.extend_from_slice(LATE_APPEND.as_bytes());
+        expected.push(b'\n');
+        assert_eq!(export(&state, SYNTH), expected);
+        assert_eq!(
+            fs::read_dir(state.join("agents/main/session-intel-backups"))
+                .unwrap()
+                .count(),
+            0
+        );
+        // Run again, it edits and keeps the appended message.
+        open(&state)
+            .edit(&request(SYNTH, "extreme", false))
+            .unwrap();
+        assert!(String::from_utf8(export(&state, SYNTH))
+            .unwrap()
+            .ends_with(&format!("{LATE_APPEND}\n")));
+        checks_pass(&state);
+    }
+}
+
+#[test]
+fn handoff_reads_the_messages_a_reset_hides_from_the_sqlite_store() {
+    use session_intel_core::handoff::store::{
+        commit_capture, handoff_status, prepare_capture, CaptureRequest, HandoffDir,
+    };
+    let capture = |state: &Path, trigger: &str| {
+        let req = CaptureRequest {
+            agent_id: "main".into(),
+            session_id: Some("synthetic-tools".into()),
+            state_dir: state.to_path_buf(),
+            project: None,
+            mode: None,
+            trigger: trigger.into(),
+            expiry_hours: 24.0,
+            message_limit: 50,
+            summarize_timeout_ms: 1000,
+            now: chrono::Utc::now(),
+        };
+        prepare_capture(&req).unwrap()
+    };
+    for v in VERSIONS {
+        let (_d, state) = store(v);
+        let before = capture(&state, "manual").request.messages;
+        assert_eq!(before.last().unwrap().text, "Done with task 38.");
+        // /reset recorded as OpenClaw 2026.9 does it, in the same session.
+        let c = connect(&state);
+        append_event(
+            &c,
+            SYNTH,
+            &format!(
+                r#"{{"type":"reset","id":"rst00001","parentId":"{LAST_SYNTH}","timestamp":"2026-06-01T11:00:00.000Z","reason":"reset"}}"#
+            ),
+        );
+        drop(c);
+        // Captured after the boundary was written (chat /reset): the hidden messages.
+        let hidden = capture(&state, "command:reset");
+        assert_eq!(hidden.request.messages, before, "schema {v}");
+        assert_eq!(hidden.request.trigger, "reset");
+        let state_file = commit_capture(hidden, chrono::Utc::now()).unwrap();
+        assert_eq!(state_file.transcript_store, "sqlite");
+        assert_eq!(state_file.previous_session_id.as_deref(), Some(SYNTH));
+        assert_eq!(state_file.session_key, "agent:main:synthetic-tools");
+        let status = handoff_status(&HandoffDir::of(&state, "main"), chrono::Utc::now());
+        assert_eq!(status.transcript_intact, Some(true));
+        // The next conversation after the reset is its own stretch.
+        let c = connect(&state);
+        append_event(
+            &c,
+            SYNTH,
+            r#"{"type":"message","id":"new00001","parentId":"rst00001","timestamp":"2026-06-01T11:01:00.000Z","message":{"role":"user","content":"fresh start","timestamp":9}}"#,
+        );
+        drop(c);
+        let after = capture(&state, "manual").request.messages;
+        assert_eq!(after.len(), 1);
+        assert_eq!(after[0].text, "fresh start");
+        // An edit rewrites what the capture hashed.
+        open(&state)
+            .edit(&request(SYNTH, "extreme", false))
+            .unwrap();
+        let status = handoff_status(&HandoffDir::of(&state, "main"), chrono::Utc::now());
+        assert_eq!(status.transcript_intact, Some(false));
+    }
+}
+
+#[test]
+fn refuses_a_database_another_sqlite_of_this_process_has_open() {
+    let (_d, state) = store(23);
+    // Any descriptor of this process on the file counts: here a plain one,
+    // as a foreign SQLite library (the gateway's node:sqlite) would hold.
+    let held = fs::File::open(sqlite_path(&state, "main")).unwrap();
+    let before = digest(&state);
+    for err in [
+        open(&state).list().unwrap_err(),
+        open(&state)
+            .edit(&request(SYNTH, "extreme", false))
+            .err()
+            .unwrap(),
+    ] {
+        assert_eq!(err.code, ErrorCode::UnsupportedStore);
+        assert!(err.hint.unwrap().contains("separate process"));
+    }
+    drop(held);
+    assert_eq!(digest(&state), before);
+    assert_eq!(
+        open(&state).list().unwrap().len(),
+        5,
+        "fine once it is closed"
+    );
 }

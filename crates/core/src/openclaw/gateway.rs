@@ -1,112 +1,221 @@
-//! Whether an OpenClaw gateway is running on a state dir, and whether a
-//! session is idle, for edits of the SQLite store while a gateway may be
-//! using it (research: openclaw-sqlite-store.md §4 and "What a safe
-//! external editor must do").
+//! Whether an OpenClaw process owns a state dir, and whether a session is
+//! idle, for edits of the SQLite store (research: openclaw-sqlite-store.md
+//! §4, and OpenClaw 2026.8.2/2026.9.6 `gateway-lock`, `pid-alive`,
+//! `session-event-payload`, read and run against a live gateway).
 //!
-//! A gateway holds `<state>/tmp/openclaw-<uid>/gateway.state.lock`, a JSON
-//! file with its `pid`, from start to clean shutdown. With no live
-//! gateway, every session is idle: OpenClaw's own offline maintenance
-//! edits then. With one, a session is idle when nothing in the database
-//! says it is in use (see [`session_activity`]).
+//! **Ownership.** A gateway (and a local embedded agent run, a doctor
+//! maintenance or a skill apply) holds `<realpath(state)>/tmp/openclaw-<uid>/
+//! gateway.state.lock` (`tmp/openclaw` on Windows) for its lifetime, next
+//! to an SQLite coordinator file `gateway.state.lock.sqlite` that it keeps
+//! exclusively locked; the kernel drops that lock when the process dies,
+//! even by `kill -9`. An owner is live when the coordinator is locked, or
+//! when the lock file names a live pid whose start time (Linux) matches.
+//!
+//! **Idle.** With no owner, every session is idle, except one still marked
+//! `running`: a crashed turn that OpenClaw resumes from the transcript at
+//! its next start. With a live owner, a session is idle when nothing in the
+//! database says it is in use: no `running` status, no lifecycle run, no
+//! queued input, and no write for [`QUIET_MS`]. A doctor maintenance owns
+//! the whole database: nothing is idle then. Idle is checked before the
+//! edit and again inside its write transaction.
 
 use crate::error::Result;
 use crate::fs_safe::process_alive;
-use rusqlite::{Connection, OptionalExtension};
+use crate::openclaw::store::sqlite::sql_error;
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 
-/// A gateway that holds the state dir.
+/// How long after its last write a session still counts as in use while a
+/// gateway runs (a turn prepares for seconds before it says `running`).
+pub const QUIET_MS: i64 = 10_000;
+
+/// The OpenClaw process that owns a state dir.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunningGateway {
-    pub pid: u64,
+pub struct StateOwner {
+    /// From the lock file, when it could be read.
+    pub pid: Option<u64>,
+    /// `gateway` (no role in the file), `agent-embedded`,
+    /// `sqlite-maintenance` or `skill-workshop-apply`.
+    pub role: String,
     pub lock: PathBuf,
 }
 
-/// The gateway lock's folder for this user: `<state>/tmp/openclaw-<uid>`.
+impl StateOwner {
+    /// Doctor maintenance and skill applies rewrite the database as a whole.
+    pub fn is_maintenance(&self) -> bool {
+        matches!(
+            self.role.as_str(),
+            "sqlite-maintenance" | "skill-workshop-apply"
+        )
+    }
+
+    /// `the gateway (pid 123)`.
+    pub fn describe(&self) -> String {
+        let what = match self.role.as_str() {
+            "gateway" => "the gateway",
+            "agent-embedded" => "a local agent run",
+            "sqlite-maintenance" => "openclaw doctor's database maintenance",
+            _ => "an OpenClaw skill apply",
+        };
+        match self.pid {
+            Some(pid) => format!("{what} (pid {pid})"),
+            None => what.to_owned(),
+        }
+    }
+}
+
+/// The folder of the state lock: `<realpath(state)>/tmp/openclaw-<uid>`.
 pub fn lock_dir(state_dir: &Path) -> PathBuf {
-    state_dir
-        .join("tmp")
-        .join(format!("openclaw-{}", user_tag()))
+    let real = std::fs::canonicalize(state_dir).unwrap_or_else(|_| state_dir.to_path_buf());
+    real.join("tmp").join(lock_dir_name())
 }
 
 #[cfg(unix)]
-fn user_tag() -> String {
+fn lock_dir_name() -> String {
     // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() }.to_string()
+    format!("openclaw-{}", unsafe { libc::getuid() })
 }
 
 #[cfg(not(unix))]
-fn user_tag() -> String {
-    "user".to_owned()
+fn lock_dir_name() -> String {
+    "openclaw".to_owned()
 }
 
-/// The running gateway of `state_dir`, if its lock names a live process.
-pub fn running_gateway(state_dir: &Path) -> Option<RunningGateway> {
+/// Whether another process holds the coordinator exclusively: a shared
+/// read of it is refused at once.
+fn coordinator_held(path: &Path) -> bool {
+    let Ok(conn) = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    ) else {
+        return false;
+    };
+    let _ = conn.busy_timeout(std::time::Duration::ZERO);
+    matches!(
+        conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0)),
+        Err(rusqlite::Error::SqliteFailure(e, _)) if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
+/// A process's start time as OpenClaw records it (`startTime`): on Linux
+/// the clock ticks since boot of `/proc/<pid>/stat`; `None` elsewhere.
+fn start_time(pid: u64) -> Option<u64> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// The live owner of `state_dir`, if any.
+pub fn state_owner(state_dir: &Path) -> Option<StateOwner> {
     let lock = lock_dir(state_dir).join("gateway.state.lock");
-    let bytes = std::fs::read(&lock).ok()?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    let pid = value.get("pid")?.as_u64()?;
-    process_alive(pid).then_some(RunningGateway { pid, lock })
+    let payload: Option<serde_json::Value> = std::fs::read(&lock)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let pid = payload.as_ref().and_then(|p| p.get("pid")?.as_u64());
+    let role = payload
+        .as_ref()
+        .and_then(|p| p.get("role")?.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "gateway".to_owned());
+    let owner = StateOwner {
+        pid,
+        role,
+        lock: lock.clone(),
+    };
+    let mut coordinator = lock.into_os_string();
+    coordinator.push(".sqlite");
+    if coordinator_held(Path::new(&coordinator)) {
+        return Some(owner);
+    }
+    let pid = pid?;
+    if !process_alive(pid) {
+        return None;
+    }
+    let recorded = payload.as_ref().and_then(|p| p.get("startTime")?.as_u64());
+    match (recorded, start_time(pid)) {
+        (Some(recorded), Some(now)) if recorded != now => None, // the pid was reused
+        _ => Some(owner),
+    }
 }
 
-/// Why a session is not idle, read from the database, or `None` when it
-/// is: the session's node or window says a run is `running`, its entry
-/// names an active writer run (`activeWriterRunId`), it has queued input
-/// not yet consumed, or its transcript was written in the last
-/// [`QUIET_MS`] milliseconds.
+/// Why a session is not idle, or `None` when it is (see the module doc).
+/// `owner` is the state dir's live owner, if any.
 pub fn session_activity(
     conn: &Connection,
     session_id: &str,
+    owner: Option<&StateOwner>,
     now_ms: i64,
 ) -> Result<Option<String>> {
-    use crate::openclaw::store::sqlite::sql_error;
-    let node: Option<(Option<String>, String)> = conn
+    if let Some(o) = owner.filter(|o| o.is_maintenance()) {
+        return Ok(Some(format!("{} is working on the database", o.describe())));
+    }
+    struct Marks {
+        node_status: Option<String>,
+        node_updated: Option<i64>,
+        entry: Option<String>,
+        window_status: Option<String>,
+        transcript_updated: Option<i64>,
+        queued: i64,
+    }
+    let marks: Option<Marks> = conn
         .query_row(
-            "SELECT status, entry_json FROM session_nodes WHERE current_session_id = ?1 ORDER BY updated_at DESC LIMIT 1",
+            "SELECT n.status, n.updated_at, n.entry_json, w.status, w.transcript_updated_at, \
+               (SELECT count(*) FROM session_pending_inputs p \
+                  WHERE p.session_id = w.session_id AND p.state = 'queued' AND p.consumed_event_id IS NULL) \
+             FROM session_windows w \
+             LEFT JOIN session_nodes n ON n.current_session_id = w.session_id \
+             WHERE w.session_id = ?1 ORDER BY n.updated_at DESC LIMIT 1",
             [session_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| {
+                Ok(Marks {
+                    node_status: r.get(0)?,
+                    node_updated: r.get(1)?,
+                    entry: r.get(2)?,
+                    window_status: r.get(3)?,
+                    transcript_updated: r.get(4)?,
+                    queued: r.get(5)?,
+                })
+            },
         )
         .optional()
         .map_err(sql_error)?;
-    if let Some((status, entry)) = &node {
-        if status.as_deref() == Some("running") {
-            return Ok(Some("its session is marked running".into()));
-        }
-        let entry: serde_json::Value = serde_json::from_str(entry).unwrap_or_default();
-        if let Some(run) = entry.get("activeWriterRunId").and_then(|v| v.as_str()) {
-            return Ok(Some(format!("run {run} is writing to it")));
-        }
+    let Some(m) = marks else { return Ok(None) };
+    let entry: serde_json::Value = m
+        .entry
+        .as_deref()
+        .and_then(|e| serde_json::from_str(e).ok())
+        .unwrap_or_default();
+    let running = [
+        m.node_status.as_deref(),
+        m.window_status.as_deref(),
+        entry["status"].as_str(),
+    ]
+    .contains(&Some("running"));
+    let Some(owner) = owner else {
+        return Ok(running.then(|| {
+            "a turn was cut off by a crash and OpenClaw resumes it at its next start \
+             (start the gateway and let it finish first)"
+                .to_owned()
+        }));
+    };
+    let by = owner.describe();
+    if running {
+        return Ok(Some(format!("{by} is running a turn in it")));
     }
-    let window: Option<(Option<String>, Option<i64>)> = conn
-        .query_row(
-            "SELECT status, transcript_updated_at FROM session_windows WHERE session_id = ?1",
-            [session_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
-        .map_err(sql_error)?;
-    if let Some((status, updated)) = window {
-        if status.as_deref() == Some("running") {
-            return Ok(Some("its transcript window is marked running".into()));
-        }
-        if updated.is_some_and(|t| now_ms - t < QUIET_MS && t <= now_ms) {
-            return Ok(Some(format!(
-                "its transcript was written less than {} s ago",
-                QUIET_MS / 1000
-            )));
-        }
+    if let Some(run) = entry["lifecycleRunId"].as_str() {
+        return Ok(Some(format!("{by} has run {run} open in it")));
     }
-    let queued: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM session_pending_inputs WHERE session_id = ?1 AND state = 'queued'",
-            [session_id],
-            |r| r.get(0),
-        )
-        .map_err(sql_error)?;
-    if queued > 0 {
-        return Ok(Some(format!("{queued} queued input(s) wait for it")));
+    if m.queued > 0 {
+        return Ok(Some(format!("{} message(s) wait to be answered", m.queued)));
+    }
+    let last = m.transcript_updated.into_iter().chain(m.node_updated).max();
+    if last.is_some_and(|t| t <= now_ms && now_ms - t < QUIET_MS) {
+        return Ok(Some(format!(
+            "it was written less than {} s ago",
+            QUIET_MS / 1000
+        )));
     }
     Ok(None)
 }
-
-/// How long after its last write a session still counts as in use.
-pub const QUIET_MS: i64 = 10_000;

@@ -10,6 +10,7 @@
 //! and invalidates OpenClaw's derived rows the way OpenClaw itself does
 //! (see [`write`]).
 
+mod in_process;
 mod operations;
 pub mod schema;
 pub mod write;
@@ -75,6 +76,14 @@ pub struct SqliteStore {
     pub db: PathBuf,
 }
 
+/// An open agent database and its checked schema. The connection closes
+/// before this copy of the addon lets its next operation open one.
+pub struct Connected {
+    pub conn: Connection,
+    pub schema: Schema,
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
 /// What a plan was made from: OpenClaw's "context version" of a session,
 /// `(max(seq), generation, transcript_updated_at)`. A writer that appends,
 /// rewrites or replaces the transcript changes it.
@@ -101,8 +110,11 @@ impl SqliteStore {
 
     /// Opens the database (never creating it) the way OpenClaw's own
     /// connections are set up: a 5 s busy timeout and foreign keys on; the
-    /// journal mode is left as found. The schema is checked first.
-    pub fn connect(&self) -> Result<(Connection, Schema)> {
+    /// journal mode is left as found. Refused when another SQLite of this
+    /// process has it open (see [`in_process`]). The schema is checked first.
+    pub fn connect(&self) -> Result<Connected> {
+        let turn = in_process::take_turn();
+        in_process::refuse_if_open_elsewhere(&self.db)?;
         let conn = Connection::open_with_flags(
             &self.db,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -120,7 +132,11 @@ impl SqliteStore {
         conn.execute_batch("PRAGMA foreign_keys = ON")
             .map_err(sql_error)?;
         let schema = schema::check(&conn, &self.db)?;
-        Ok((conn, schema))
+        Ok(Connected {
+            conn,
+            schema,
+            _turn: turn,
+        })
     }
 
     /// Every session of the agent: each transcript generation
@@ -128,7 +144,11 @@ impl SqliteStore {
     /// its event count and decoded size, newest activity first. Sessions in
     /// a cold archive and sessions without events are listed as such.
     pub fn list(&self) -> Result<Vec<TranscriptSummary>> {
-        let (mut conn, schema) = self.connect()?;
+        let Connected {
+            mut conn,
+            schema,
+            _turn,
+        } = self.connect()?;
         let tx = conn.transaction().map_err(sql_error)?;
         let summaries = list_in(&tx, &schema, &self.db)?;
         tx.finish().map_err(sql_error)?;

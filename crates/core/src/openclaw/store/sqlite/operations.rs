@@ -9,7 +9,7 @@ use super::super::jsonl::{
     cloned_transcript, export_events, no_backup, validate_backup, write_new_file,
 };
 use super::write::{apply_edit, replace_all, RowUpdate};
-use super::{fence, is_cold, read_rows, sql_error, Fence, SqliteStore};
+use super::{fence, is_cold, read_rows, sql_error, Connected, Fence, SqliteStore};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::write_atomic;
 use crate::openclaw::backups::{backups_of, new_backup_path, rotate, sqlite_backup_dir};
@@ -63,7 +63,11 @@ impl SqliteStore {
     /// The session's events (JSONL, `seq` order).
     pub fn read(&self, t: &TranscriptSummary) -> Result<Events> {
         require_available(t)?;
-        let (mut conn, schema) = self.connect()?;
+        let Connected {
+            mut conn,
+            schema,
+            _turn,
+        } = self.connect()?;
         Ok(self.read_events(&mut conn, &schema, &t.session_id)?.0)
     }
 
@@ -82,23 +86,17 @@ impl SqliteStore {
         Ok(path)
     }
 
-    /// Refuses with `E_SESSION_BUSY` when a gateway is running and the
-    /// session is not idle (see [`gateway`]).
+    /// Refuses with `E_SESSION_BUSY` when the session is not idle (see
+    /// [`gateway`]).
     fn require_idle(&self, conn: &Connection, t: &TranscriptSummary) -> Result<()> {
-        let Some(running) = gateway::running_gateway(&self.state_dir) else {
-            return Ok(());
-        };
-        if let Some(why) = gateway::session_activity(conn, &t.session_id, now_ms())? {
+        let owner = gateway::state_owner(&self.state_dir);
+        if let Some(why) = gateway::session_activity(conn, &t.session_id, owner.as_ref(), now_ms())?
+        {
             return Err(Error::new(
                 ErrorCode::SessionBusy,
-                format!(
-                    "session {} is in use by the running gateway (pid {}): {why}",
-                    t.session_id, running.pid
-                ),
+                format!("session {} is not idle: {why}", t.session_id),
             )
-            .with_hint(
-                "wait until the agent has finished its turn, then retry (or stop the gateway)",
-            ));
+            .with_hint("retry once the agent has finished its turn; a dry run works meanwhile"));
         }
         Ok(())
     }
@@ -106,7 +104,11 @@ impl SqliteStore {
     /// Strips the session in place (see the module doc).
     pub fn edit(&self, target: TranscriptSummary, req: &EditRequest) -> Result<EditOutcome> {
         require_available(&target)?;
-        let (mut conn, schema) = self.connect()?;
+        let Connected {
+            mut conn,
+            schema,
+            _turn,
+        } = self.connect()?;
         let sid = target.session_id.clone();
         let (events, planned) = self.read_events(&mut conn, &schema, &sid)?;
         if events.seqs().is_empty() {
@@ -188,7 +190,11 @@ impl SqliteStore {
             .split(|&b| b == b'\n')
             .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
             .collect();
-        let (mut conn, schema) = self.connect()?;
+        let Connected {
+            mut conn,
+            schema,
+            _turn,
+        } = self.connect()?;
         self.require_idle(&conn, &target)?;
         let mut replaced: Option<PathBuf> = None;
         let written = (|| -> Result<()> {
