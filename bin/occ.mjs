@@ -361,11 +361,14 @@ async function main(argv) {
   return 0;
 }
 
+// exitCode, not exit(): a large result written to a pipe is flushed first.
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code ?? 0),
+  (code) => {
+    process.exitCode = code ?? 0;
+  },
   (err) => {
     console.error(`Error: ${err.message}`);
     if (err.hint) console.error(`Hint: ${err.hint}`);
-    process.exit(EXIT[err.code] ?? 1);
+    process.exitCode = EXIT[err.code] ?? 1;
   },
 );
