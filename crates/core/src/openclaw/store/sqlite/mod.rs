@@ -19,6 +19,7 @@ use super::super::events::Events;
 use super::super::transcripts::{Availability, StoreKind, TranscriptSummary};
 use crate::error::{Error, ErrorCode, Result};
 use chrono::{DateTime, TimeZone, Utc};
+use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use schema::Schema;
@@ -129,8 +130,19 @@ impl SqliteStore {
             .with_hint("check that the file is readable and writable by this user")
         })?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_error)?;
-        conn.execute_batch("PRAGMA foreign_keys = ON")
-            .map_err(sql_error)?;
+        // Reads through a mapping rather than page by page; checkpoints are
+        // left to OpenClaw, whose connections run them (wal_autocheckpoint,
+        // a periodic one, and one on close): this connection only appends
+        // its commit to the WAL.
+        conn.execute_batch(
+            "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; PRAGMA wal_autocheckpoint = 0",
+        )
+        .map_err(sql_error)?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .map_err(sql_error)?;
         let schema = schema::check(&conn, &self.db)?;
         Ok(Connected {
             conn,
@@ -314,27 +326,41 @@ fn row_error(session_id: &str, seq: i64, what: &str) -> Error {
 
 /// Decodes every row of a session in `seq` order into JSONL: `event_json`
 /// as stored, or the zstd frame of `event_zstd` decompressed to exactly
-/// `event_utf8_bytes` bytes.
+/// `event_utf8_bytes` bytes. Rows are read in one pass, leaving room for
+/// each compressed event, whose frames are then decoded in parallel.
 pub(crate) fn read_rows(conn: &Connection, schema: &Schema, session_id: &str) -> Result<Events> {
     let sql = if schema.compressed_events {
         "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ?1 ORDER BY seq"
     } else {
         "SELECT seq, event_json, NULL, NULL FROM transcript_events WHERE session_id = ?1 ORDER BY seq"
     };
+    // The decoded size is known up front: one allocation, no regrowth.
+    let size_sql = if schema.compressed_events {
+        "SELECT coalesce(sum(coalesce(event_utf8_bytes, octet_length(event_json))) + count(*), 0) FROM transcript_events WHERE session_id = ?1"
+    } else {
+        "SELECT coalesce(sum(octet_length(event_json)) + count(*), 0) FROM transcript_events WHERE session_id = ?1"
+    };
+    let size: i64 = conn
+        .query_row(size_sql, [session_id], |r| r.get(0))
+        .map_err(sql_error)?;
     let mut stmt = conn.prepare(sql).map_err(sql_error)?;
     let mut rows = stmt.query([session_id]).map_err(sql_error)?;
-    let mut jsonl = Vec::new();
+    let mut jsonl = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     let mut seqs = Vec::new();
-    let mut decoder = zstd::bulk::Decompressor::new()
-        .map_err(|e| Error::new(ErrorCode::Internal, format!("zstd: {e}")))?;
+    // (seq, where its text goes, the frame)
+    let mut frames: Vec<(i64, usize, Vec<u8>)> = Vec::new();
     while let Some(r) = rows.next().map_err(sql_error)? {
         let seq: i64 = r.get(0).map_err(sql_error)?;
-        let start = jsonl.len();
         match (
             r.get_ref(1).map_err(sql_error)?,
             r.get_ref(2).map_err(sql_error)?,
         ) {
-            (ValueRef::Text(text), _) => jsonl.extend_from_slice(text),
+            (ValueRef::Text(text), _) => {
+                if memchr::memchr(b'\n', text).is_some() {
+                    return Err(row_error(session_id, seq, "holds a raw line break"));
+                }
+                jsonl.extend_from_slice(text);
+            }
             (ValueRef::Null, ValueRef::Blob(frame)) => {
                 let size: i64 = r.get::<_, Option<i64>>(3).map_err(sql_error)?.unwrap_or(-1);
                 if !(1..=MAX_EVENT_BYTES).contains(&size) {
@@ -344,26 +370,49 @@ pub(crate) fn read_rows(conn: &Connection, schema: &Schema, session_id: &str) ->
                         "has a compressed payload without a valid size",
                     ));
                 }
-                let decoded = decoder.decompress(frame, size as usize).map_err(|e| {
-                    row_error(session_id, seq, &format!("does not decompress: {e}"))
-                })?;
-                if decoded.len() as i64 != size {
-                    return Err(row_error(
-                        session_id,
-                        seq,
-                        "decompresses to another size than recorded",
-                    ));
-                }
-                jsonl.extend_from_slice(&decoded);
+                frames.push((seq, jsonl.len(), frame.to_vec()));
+                jsonl.resize(jsonl.len() + size as usize, 0);
             }
             _ => return Err(row_error(session_id, seq, "has no payload")),
-        }
-        if memchr::memchr(b'\n', &jsonl[start..]).is_some() {
-            return Err(row_error(session_id, seq, "holds a raw line break"));
         }
         jsonl.push(b'\n');
         seqs.push(seq);
     }
+    // Each frame's room, in order: the text between its offset and the
+    // newline that follows it.
+    let mut rooms: Vec<(i64, &mut [u8], Vec<u8>)> = Vec::with_capacity(frames.len());
+    let mut rest: &mut [u8] = &mut jsonl;
+    let mut consumed = 0;
+    for (seq, offset, frame) in frames {
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(offset - consumed);
+        let end = memchr::memchr(b'\n', tail).unwrap_or(tail.len());
+        let (room, after) = tail.split_at_mut(end);
+        consumed = offset + room.len();
+        rooms.push((seq, room, frame));
+        rest = after;
+    }
+    // One decoder per worker: setting one up costs more than a small frame.
+    let decoder = || zstd::bulk::Decompressor::new().ok();
+    rooms
+        .into_par_iter()
+        .try_for_each_init(decoder, |decoder, (seq, room, frame)| {
+            let n = decoder
+                .as_mut()
+                .ok_or_else(|| Error::new(ErrorCode::Internal, "could not set up a zstd decoder"))?
+                .decompress_to_buffer(&frame, room)
+                .map_err(|e| row_error(session_id, seq, &format!("does not decompress: {e}")))?;
+            if n != room.len() {
+                return Err(row_error(
+                    session_id,
+                    seq,
+                    "decompresses to another size than recorded",
+                ));
+            }
+            if memchr::memchr(b'\n', room).is_some() {
+                return Err(row_error(session_id, seq, "holds a raw line break"));
+            }
+            Ok(())
+        })?;
     Ok(Events::from_rows(jsonl, seqs))
 }
 

@@ -117,11 +117,40 @@ impl SqliteStore {
                 ..target
             }));
         }
-        let strip = strip_tools(
-            events.bytes(),
-            req.keep_turns_with_tools,
-            req.truncate_percent,
-        )?;
+        // The backup is written while the plan is made (two cores: the
+        // write's I/O hides behind the transform); an edit that turns out
+        // to change nothing takes it back.
+        if !req.dry_run {
+            self.require_idle(&conn, &target)?;
+        }
+        let (strip, backup) = std::thread::scope(|scope| {
+            let backup = (!req.dry_run).then(|| scope.spawn(|| self.write_backup(&sid, &events)));
+            let strip = strip_tools(
+                events.bytes(),
+                req.keep_turns_with_tools,
+                req.truncate_percent,
+            );
+            let backup = backup
+                .map(|b| {
+                    b.join().unwrap_or_else(|_| {
+                        Err(Error::new(
+                            ErrorCode::Internal,
+                            "the backup writer panicked",
+                        ))
+                    })
+                })
+                .transpose();
+            (strip, backup)
+        });
+        let (strip, backup) = match (strip, backup) {
+            (Ok(strip), Ok(backup)) => (strip, backup),
+            (strip, backup) => {
+                if let Ok(Some(path)) = &backup {
+                    let _ = fs::remove_file(path);
+                }
+                return Err(strip.err().or(backup.err()).expect("one of them failed"));
+            }
+        };
         let mut outcome = EditOutcome {
             session_id: sid.clone(),
             path: self.db.clone(),
@@ -133,11 +162,15 @@ impl SqliteStore {
             appended_lines_kept: 0,
             strip,
         };
-        if req.dry_run || !outcome.changed {
-            return Ok(outcome);
-        }
-        self.require_idle(&conn, &target)?;
-        let backup = self.write_backup(&sid, &events)?;
+        let backup = match backup {
+            Some(path) if outcome.changed => path,
+            unused => {
+                if let Some(path) = unused {
+                    let _ = fs::remove_file(path);
+                }
+                return Ok(outcome);
+            }
+        };
         let written = (|| -> Result<()> {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
