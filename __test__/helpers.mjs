@@ -1,5 +1,5 @@
 // Shared helpers of the node:test suites: the built addon, the real fixtures
-// (../shared/fixtures beside the clone) copied into writable temp dirs, and
+// (fixtures/shared) copied into writable temp dirs, and
 // builders for transcript lines in Claude Code's real shapes.
 
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const addon = createRequire(import.meta.url)(path.join(root, 'index.js'));
-export const fixtures = path.resolve(root, '..', 'shared', 'fixtures');
+export const fixtures = path.join(root, 'fixtures', 'shared');
 
 const tempDirs = [];
 process.on('exit', () => {

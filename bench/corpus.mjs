@@ -1,6 +1,6 @@
 // Deterministic generator of realistic Claude Code transcripts.
 //
-// Line shapes follow the real 2.1.39 files in shared/fixtures (research:
+// Line shapes follow the real 2.1.39 files in fixtures/shared (research:
 // claude-code-jsonl.md): file-history snapshots, hook/bash progress lines
 // (about 70 % of all lines), responses split over several assistant lines
 // sharing one (message.id, requestId) with the final output count on the

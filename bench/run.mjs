@@ -154,7 +154,7 @@ process.stderr.write('building the SQLite benchmark stores ...\n');
 const example = spawnSync('cargo', ['build', '--release', '-q', '-p', 'session-intel-core', '--example', 'sqlite_bench_store'], { cwd: path.join(here, '..'), stdio: 'inherit' });
 if (example.status !== 0) throw new Error('cargo build of the SQLite store example failed');
 const storeTool = path.join(here, '..', 'target', 'release', 'examples', 'sqlite_bench_store');
-const template = path.join(here, '..', '..', 'shared', 'fixtures', 'openclaw-sqlite', 'v23-2026.9.6', 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
+const template = path.join(here, '..', 'fixtures', 'shared', 'openclaw-sqlite', 'v23-2026.9.6', 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
 const sqliteDir = path.join(here, '.corpus', 'openclaw-sqlite');
 const bigDb = path.join(sqliteDir, 'big.sqlite');
 const manyDb = path.join(sqliteDir, 'many.sqlite');

@@ -12,6 +12,7 @@ mod json_blocks;
 pub mod json_scan;
 pub mod mcp;
 pub mod openclaw;
+pub mod platform;
 pub mod project_status;
 pub mod resume;
 pub mod selection;

@@ -1,4 +1,4 @@
-//! The real Claude Code transcripts in shared/fixtures, folded twice: by the
+//! The real Claude Code transcripts in fixtures/shared, folded twice: by the
 //! fast scanner and by a plain `serde_json::Value` reading of the same rules.
 //! Any shortcut the scanner takes must not change what it reports.
 
@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/claude-code/projects")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shared/claude-code/projects")
 }
 
 fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -615,7 +615,7 @@ fn captures_the_real_moltbot_transcripts() {
     let sessions = dir.path().join("agents/main/sessions");
     fs::create_dir_all(&sessions).unwrap();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/openclaw/moltbot-2026-01-31");
+        .join("../../fixtures/shared/openclaw/moltbot-2026-01-31");
     for entry in fs::read_dir(&fixtures).unwrap().flatten() {
         fs::copy(entry.path(), sessions.join(entry.file_name())).unwrap();
     }

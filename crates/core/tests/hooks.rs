@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 fn fixture_transcripts() -> Vec<PathBuf> {
     let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/claude-code/projects");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shared/claude-code/projects");
     let mut files = Vec::new();
     for project in fs::read_dir(root).unwrap().flatten() {
         for f in fs::read_dir(project.path()).unwrap().flatten() {

@@ -25,7 +25,7 @@ const MAIN: &str = "76cc5ab5-0425-4038-b41f-0af9f313d594";
 const VERSIONS: [u32; 3] = [19, 21, 23];
 
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shared")
 }
 
 fn gunzip(path: &Path) -> Vec<u8> {
@@ -626,9 +626,9 @@ fn exports_and_clones_to_jsonl_and_refuses_to_register_a_clone() {
         (33, source_jsonl(F8).len() as u64)
     );
     assert_eq!(fs::read(&out).unwrap(), source_jsonl(F8));
-    use std::os::unix::fs::PermissionsExt;
+    #[cfg(unix)]
     assert_eq!(
-        fs::metadata(&out).unwrap().permissions().mode() & 0o777,
+        session_intel_core::platform::mode(&fs::metadata(&out).unwrap()),
         0o600
     );
     assert_eq!(

@@ -318,7 +318,7 @@ fn never_leaves_zero_assistant_messages() {
 
 #[test]
 fn the_real_fixture_with_compactions() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/openclaw/moltbot-2026-01-31/f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shared/openclaw/moltbot-2026-01-31/f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl");
     let before = std::fs::read(path).unwrap();
     let out = strip(&before, 0, 0);
     assert_valid(&before, &out.bytes);

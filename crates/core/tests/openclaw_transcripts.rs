@@ -1,5 +1,5 @@
 //! Listing, resolving and reading OpenClaw transcripts on the real moltbot
-//! fixtures (shared/fixtures/openclaw) and generated edge cases.
+//! fixtures (fixtures/shared/openclaw) and generated edge cases.
 
 use session_intel_core::openclaw::store::AgentStore;
 use session_intel_core::openclaw::transcripts::transcript_info;
@@ -8,8 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/openclaw/moltbot-2026-01-31")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shared/openclaw/moltbot-2026-01-31")
 }
 
 /// A state dir whose agent `main` holds a writable copy of the fixtures.

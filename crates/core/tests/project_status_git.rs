@@ -5,9 +5,7 @@
 use session_intel_core::claude_code::ScanCache;
 use session_intel_core::project_status::git::read_git_state;
 use session_intel_core::project_status::short_status::short_status_libgit2;
-use session_intel_core::project_status::{
-    gather_project_status, untracked_listings, ProjectStatusOptions,
-};
+use session_intel_core::project_status::{gather_project_status, ProjectStatusOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -179,6 +177,7 @@ fn unborn_head_and_empty_repository() {
     assert_matches_git(&dir);
 }
 
+#[cfg(unix)] // symlinks, exec bits, or the Unix fast path
 #[test]
 fn working_tree_changes_of_every_kind() {
     let base = tempfile::tempdir().unwrap();
@@ -364,6 +363,7 @@ fn briefing_paths_non_repositories_and_missing_paths() {
     assert_eq!(err.code, session_intel_core::ErrorCode::RepoNotFound);
 }
 
+#[cfg(unix)] // symlinks, exec bits, or the Unix fast path
 #[test]
 fn ignore_rules_and_untracked_folders() {
     let base = tempfile::tempdir().unwrap();
@@ -461,6 +461,7 @@ fn abbreviation_grows_with_the_object_count_as_gits_does() {
 /// Sets the mtime of every directory and ignore file of the work tree (and
 /// `info/exclude`) a minute back, as if nothing had changed for a while:
 /// only then may a status reuse its untracked listing.
+#[cfg(unix)]
 fn settle(dir: &Path) {
     let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     let mut stack = vec![dir.to_path_buf()];
@@ -490,10 +491,12 @@ fn settle(dir: &Path) {
 }
 
 /// One change made to a work tree between two statuses.
+#[cfg(unix)]
 type Change = fn(&Path);
 
 /// The status lines of a whole briefing, as the gateway asks for them (the
 /// repository kept open between asks, listings reused).
+#[cfg(unix)]
 fn status_lines(dir: &Path) -> Vec<String> {
     let mut options = ProjectStatusOptions::default();
     options.discover.claude_config_dir = Some(dir.join(".git/no-claude"));
@@ -502,8 +505,10 @@ fn status_lines(dir: &Path) -> Vec<String> {
     brief.unwrap().git.status.lines
 }
 
+#[cfg(unix)] // symlinks, exec bits, or the Unix fast path
 #[test]
 fn repeated_statuses_reuse_what_did_not_change_and_see_every_change() {
+    use session_intel_core::project_status::untracked_listings;
     let base = tempfile::tempdir().unwrap();
     let dir = new_repo(base.path(), "repeated");
     write(&dir, ".gitignore", "build/\n*.log\n");

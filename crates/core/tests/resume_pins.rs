@@ -88,15 +88,14 @@ fn pins_only_sessions_that_persisted_a_turn_and_never_by_nothing() {
     assert_eq!(d.cli_args, ["--resume", SID]);
     assert!(d.skip_transcript);
     let file = w.state.join("agents/main/claude-code-resume.json");
+    #[cfg(unix)]
     assert_eq!(
-        fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        session_intel_core::platform::mode(&fs::metadata(&file).unwrap()),
         0o600
     );
     let text = fs::read_to_string(&file).unwrap();
     assert!(!text.ends_with('\n') && text.contains("\"historyEpoch\": 0"));
 }
-
-use std::os::unix::fs::PermissionsExt;
 
 #[test]
 fn every_guard_has_its_reason_and_never_resumes_without_skipping_the_transcript() {
@@ -164,7 +163,10 @@ fn every_guard_has_its_reason_and_never_resumes_without_skipping_the_transcript(
     );
     // The same directory spelled differently (a symlink) is the same work dir.
     let link = w.work.parent().unwrap().join("link-to-repo");
+    #[cfg(unix)]
     std::os::unix::fs::symlink(&w.work, &link).unwrap();
+    #[cfg(windows)]
+    std::os::windows::fs::symlink_dir(&w.work, &link).unwrap();
     check(
         DecisionRequest {
             work_dir: format!("{}/./", link.to_string_lossy()),

@@ -39,12 +39,9 @@ pub fn project_slug(path: &str) -> String {
     slug
 }
 
-/// `$HOME`, the way Node's `os.homedir()` finds it on Unix.
+/// The home folder, the way Node's `os.homedir()` finds it (see [`crate::platform`]).
 pub fn home_dir() -> PathBuf {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/"))
+    crate::platform::home_dir()
 }
 
 /// Claude Code's config root: the option, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`.

@@ -8,13 +8,12 @@
 
 use super::transcript::TranscriptFacts;
 use super::usage::{Usage, UsageGroups};
+use crate::platform::{self, FileId};
 use memmap2::Mmap;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::{File, Metadata};
 use std::hash::{Hash, Hasher};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
@@ -39,19 +38,17 @@ pub struct FileScan {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Identity {
-    dev: u64,
-    ino: u64,
+    id: FileId,
     size: u64,
     mtime_ns: i128,
 }
 
 impl Identity {
-    fn of(meta: &Metadata) -> Self {
+    fn of(id: FileId, meta: &Metadata) -> Self {
         Identity {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            size: meta.size(),
-            mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            id,
+            size: meta.len(),
+            mtime_ns: platform::mtime_ns(meta),
         }
     }
 }
@@ -107,7 +104,8 @@ impl ScanCache {
         let key = path.as_os_str();
         let previous = self.lock().get(key).cloned();
         if let (Some(prev), Some(meta)) = (&previous, meta) {
-            if prev.identity == Identity::of(meta) {
+            let id = platform::entry_id(path, meta).ok();
+            if id.is_some_and(|id| prev.identity == Identity::of(id, meta)) {
                 return prev.scan.clone();
             }
         }
@@ -160,18 +158,13 @@ impl ScanCache {
 
     /// Drops the scans of files inside `dir` for which `keep` says no.
     pub fn forget_missing(&self, dir: &Path, keep: &dyn Fn(&OsStr) -> bool) {
-        let prefix = dir.as_os_str().as_bytes();
-        self.lock().retain(|path, _| {
-            let bytes = path.as_bytes();
-            let inside = bytes.starts_with(prefix) && bytes.get(prefix.len()) == Some(&b'/');
-            !inside || keep(path)
-        });
+        let inside = |path: &OsStr| {
+            let path = Path::new(path);
+            path != dir && path.starts_with(dir)
+        };
+        self.lock().retain(|path, _| !inside(path) || keep(path));
         let mut merged = self.merged.lock().unwrap_or_else(|e| e.into_inner());
-        merged.retain(|path, _| {
-            let bytes = path.as_bytes();
-            let inside = bytes.starts_with(prefix) && bytes.get(prefix.len()) == Some(&b'/');
-            !inside || keep(path)
-        });
+        merged.retain(|path, _| !inside(path) || keep(path));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, Arc<Entry>>> {
@@ -216,7 +209,7 @@ fn read_range(file: &File, from: u64, to: u64) -> std::io::Result<Bytes> {
     let mut buf = vec![0; len as usize];
     let mut done = 0;
     while done < buf.len() {
-        match file.read_at(&mut buf[done..], from + done as u64)? {
+        match platform::read_at(file, &mut buf[done..], from + done as u64)? {
             0 => break, // shrank meanwhile: scan what is there
             n => done += n,
         }
@@ -247,11 +240,10 @@ fn scan_file(path: &Path, previous: Option<&Entry>) -> std::io::Result<Entry> {
             "not a regular file",
         ));
     }
-    let identity = Identity::of(&meta);
+    let identity = Identity::of(platform::file_id(&file)?, &meta);
     let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
     let resumable = previous.filter(|p| {
-        p.identity.dev == identity.dev
-            && p.identity.ino == identity.ino
+        p.identity.id == identity.id
             && identity.size >= p.consumed
             && check_hashes(&file, p.consumed).ok() == Some((p.head_hash, p.tail_hash))
     });

@@ -1,9 +1,9 @@
 //! Atomic replacement of a file: temp file, fsync, rename, fsync directory.
 
 use crate::error::{Error, Result};
-use std::fs::{self, File, OpenOptions};
+use crate::platform;
+use std::fs;
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 /// Replaces `path` with `contents` so that a reader (or a crash) sees either
@@ -20,11 +20,7 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<(
     let name = path
         .file_name()
         .ok_or_else(|| Error::write_failed(path, &std::io::ErrorKind::InvalidInput.into()))?;
-    let mode = mode.unwrap_or_else(|| {
-        fs::metadata(path)
-            .map(|m| m.permissions().mode() & 0o7777)
-            .unwrap_or(0o644)
-    });
+    let mode = mode.unwrap_or_else(|| fs::metadata(path).map_or(0o644, |m| platform::mode(&m)));
     let tmp = dir.join(format!(
         ".{}.tmp-{}-{}",
         name.to_string_lossy(),
@@ -32,18 +28,12 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<(
         unique_suffix()
     ));
     let result = (|| -> std::io::Result<()> {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&tmp)?;
-        // `mode` is filtered by the umask on create; set it exactly.
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
+        let mut file = platform::create_new(&tmp, mode)?;
         file.write_all(contents)?;
         file.sync_all()?;
         drop(file);
         fs::rename(&tmp, path)?;
-        File::open(dir)?.sync_all()
+        platform::sync_dir(dir)
     })();
     result.map_err(|err| {
         let _ = fs::remove_file(&tmp);
@@ -73,8 +63,8 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"one");
         write_atomic(&path, b"two", None).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
-        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
+        #[cfg(unix)]
+        assert_eq!(platform::mode(&fs::metadata(&path).unwrap()), 0o600);
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
     }

@@ -126,20 +126,7 @@ fn stale_contents(path: &Path, stale_after: Duration) -> Option<Vec<u8>> {
     };
     let age = chrono::Utc::now().signed_duration_since(created);
     let too_old = age.to_std().map(|a| a > stale_after).unwrap_or(false);
-    (too_old || !process_alive(pid)).then_some(bytes)
-}
-
-/// Whether a process with this pid exists (signal 0 probe).
-pub fn process_alive(pid: u64) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: kill with signal 0 only checks for existence and permission.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    (too_old || !crate::platform::process_alive(pid)).then_some(bytes)
 }
 
 #[cfg(test)]

@@ -6,4 +6,4 @@ pub mod json_file;
 mod lock;
 
 pub use atomic::write_atomic;
-pub use lock::{process_alive, FileLock, LockOptions};
+pub use lock::{FileLock, LockOptions};

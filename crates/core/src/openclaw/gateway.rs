@@ -20,8 +20,8 @@
 //! edit and again inside its write transaction.
 
 use crate::error::Result;
-use crate::fs_safe::process_alive;
 use crate::openclaw::store::sqlite::sql_error;
+use crate::platform::process_alive;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 

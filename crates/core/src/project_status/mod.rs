@@ -3,12 +3,15 @@
 //! repository's Claude Code sessions, and which guidance documents exist.
 //! Git, GitHub and session discovery run at the same time.
 
+// git's stat-based fast path needs lstat data (Unix); elsewhere libgit2 walks.
+#[cfg(unix)]
 mod fast_status;
 pub mod git;
 pub mod github;
 pub mod relative_date;
 mod repo_cache;
 pub mod short_status;
+#[cfg(unix)]
 mod status_cache;
 
 use crate::claude_code::paths::resolve_lexically;
@@ -16,6 +19,7 @@ use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, 
 use crate::error::{Error, ErrorCode, Result};
 use git::{read_git_state, GitState};
 use github::{github_state, GithubState};
+#[cfg(unix)]
 pub use status_cache::untracked_listings;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

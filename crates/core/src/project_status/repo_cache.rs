@@ -25,10 +25,9 @@ static OPEN: LazyLock<Mutex<HashMap<PathBuf, Kept>>> = LazyLock::new(Default::de
 /// Device and inode of a repository's git dir: a repository deleted and
 /// created again at the same path is another repository.
 fn identity(repo: &Repository) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(repo.path())
+    crate::platform::path_id(repo.path())
         .ok()
-        .map(|m| (m.dev(), m.ino()))
+        .map(|id| (id.dev, id.ino))
 }
 
 /// Runs `f` on the repository found from `path` (as `git` finds it from a

@@ -39,10 +39,11 @@ pub fn short_status(repo: &Repository) -> Result<ShortStatus, git2::Error> {
     if repo.is_bare() {
         return Ok(ShortStatus::default());
     }
-    match super::fast_status::fast_short_status(repo) {
-        Some(status) => Ok(status),
-        None => short_status_libgit2(repo),
+    #[cfg(unix)]
+    if let Some(status) = super::fast_status::fast_short_status(repo) {
+        return Ok(status);
     }
+    short_status_libgit2(repo)
 }
 
 /// The same answer from libgit2's `git_status_list` (single-threaded): the

@@ -12,8 +12,8 @@ use crate::claude_code::discovery::find_transcript_in;
 use crate::claude_code::registry::validate_agent_id;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::json_file::{json_number, object_at, read_json, update_json};
+use crate::platform;
 use serde_json::{Map, Value};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// A session to remember for a conversation and agent.
@@ -110,10 +110,8 @@ fn require(value: &str, what: &str) -> Result<()> {
 
 /// Whether two paths are the same directory on disk (inode, not spelling).
 fn same_dir(a: &str, b: &str) -> bool {
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.is_dir() && x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
-    }
+    let (a, b) = (Path::new(a), Path::new(b));
+    a.is_dir() && matches!((platform::path_id(a), platform::path_id(b)), (Ok(x), Ok(y)) if x == y)
 }
 
 impl PinStore {

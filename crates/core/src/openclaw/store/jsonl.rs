@@ -18,12 +18,12 @@ use crate::claude_code::paths::resolve_lexically;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::json_file::read_json;
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
+use crate::platform;
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File};
 use std::io::Write;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -194,13 +194,14 @@ impl JsonlStore {
         if req.dry_run || !outcome.changed {
             return Ok(outcome);
         }
-        let mode = meta.permissions().mode() & 0o7777;
+        let mode = platform::mode(&meta);
+        let identity = platform::file_id(&file).map_err(io_err(&path))?;
         // The backup is the original file itself: a hard link to the inode
         // we read, which the atomic replace below detaches from the live
         // name. No copy is written (a copy is the fallback where links fail).
         let backup = new_backup_path(&path);
         let linked = fs::hard_link(&path, &backup).is_ok()
-            && fs::metadata(&backup).map(|m| m.ino()).ok() == Some(meta.ino());
+            && platform::path_id(&backup).ok() == Some(identity);
         if !linked {
             let _ = fs::remove_file(&backup);
             write_atomic(&backup, original, Some(mode))?;
@@ -242,11 +243,7 @@ impl JsonlStore {
         let saved = fs::read(&newest).map_err(io_err(&newest))?;
         validate_backup(&saved, &newest)?;
         let current = fs::read(&path).map_err(io_err(&path))?;
-        let mode = fs::metadata(&path)
-            .map_err(io_err(&path))?
-            .permissions()
-            .mode()
-            & 0o7777;
+        let mode = platform::mode(&fs::metadata(&path).map_err(io_err(&path))?);
         let replaced = new_backup_path(&path);
         write_atomic(&replaced, &current, Some(mode))?;
         if let Err(e) = write_atomic(&path, &saved, Some(mode)) {
@@ -330,9 +327,7 @@ impl JsonlStore {
 }
 
 fn source_mode(path: &Path) -> u32 {
-    fs::metadata(path)
-        .map(|m| m.permissions().mode() & 0o7777)
-        .unwrap_or(0o600)
+    fs::metadata(path).map_or(0o600, |m| platform::mode(&m))
 }
 
 /// `E_NO_BACKUP` for a session.
@@ -487,7 +482,7 @@ fn replace(
     mut body: Vec<u8>,
     outcome: &mut EditOutcome,
 ) -> Result<()> {
-    let ino = file.metadata().map_err(io_err(path))?.ino();
+    let identity = platform::file_id(file).map_err(io_err(path))?;
     let mut consumed = read_len;
     if !body.is_empty() && !body.ends_with(b"\n") {
         body.push(b'\n');
@@ -496,15 +491,14 @@ fn replace(
     let deadline = Instant::now() + Duration::from_secs(2);
     loop {
         let now = fs::metadata(path).map_err(io_err(path))?;
-        if now.ino() != ino || now.len() < consumed {
+        if platform::path_id(path).ok() != Some(identity) || now.len() < consumed {
             return Err(concurrent(path, "it was replaced or shortened"));
         }
         if now.len() == consumed {
             break;
         }
         let mut tail = vec![0; (now.len() - consumed) as usize];
-        file.read_exact_at(&mut tail, consumed)
-            .map_err(io_err(path))?;
+        platform::read_exact_at(file, &mut tail, consumed).map_err(io_err(path))?;
         let complete = tail.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
         for line in tail[..complete]
             .split(|&b| b == b'\n')
@@ -535,8 +529,7 @@ fn replace(
     let tail = loop {
         let old_len = file.metadata().map_err(io_err(path))?.len();
         let mut tail = vec![0; old_len.saturating_sub(consumed) as usize];
-        file.read_exact_at(&mut tail, consumed)
-            .map_err(io_err(path))?;
+        platform::read_exact_at(file, &mut tail, consumed).map_err(io_err(path))?;
         if tail.is_empty() || tail.ends_with(b"\n") || Instant::now() > settle {
             break tail;
         }
@@ -549,11 +542,7 @@ fn replace(
             rescued.push(b'\n');
             outcome.appended_lines_kept += 1;
         }
-        let mut out = fs::OpenOptions::new()
-            .append(true)
-            .mode(mode)
-            .open(path)
-            .map_err(io_err(path))?;
+        let mut out = platform::open_append(path, mode).map_err(io_err(path))?;
         out.write_all(&rescued)
             .and_then(|_| out.sync_all())
             .map_err(io_err(path))?;

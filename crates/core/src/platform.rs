@@ -1,0 +1,285 @@
+//! What differs between the operating systems OpenClaw runs on (Linux,
+//! macOS, Windows), in one place; every other module is written against
+//! these functions.
+//!
+//! | concern | Unix (Linux, macOS) | Windows |
+//! | --- | --- | --- |
+//! | file identity | device and inode (`st_dev`, `st_ino`) | volume serial number and file index of an open handle |
+//! | process liveness | `kill(pid, 0)` succeeds or fails with `EPERM` | `OpenProcess` succeeds and `GetExitCodeProcess` says `STILL_ACTIVE` |
+//! | permissions | the mode bits, set exactly on create | not applicable: files take the folder's ACL; a mode is ignored |
+//! | directory fsync after a rename | `fsync` on the directory | not needed (NTFS journals the rename); skipped |
+//! | positional reads | `pread` | `ReadFile` with an offset (moves the file pointer, which the callers do not use) |
+//! | home folder | `$HOME` | `%USERPROFILE%`, as Node's `os.homedir()` |
+//! | path bytes | the bytes of the path | UTF-8 of the path (lossy for unpaired surrogates) |
+
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::fs::{File, Metadata};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The identity of a file: two paths with equal ids name the same file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+/// The id of an open file.
+pub fn file_id(file: &File) -> io::Result<FileId> {
+    imp::file_id(file)
+}
+
+/// The id of the file or directory at `path` (symlinks followed).
+pub fn path_id(path: &Path) -> io::Result<FileId> {
+    imp::path_id(path)
+}
+
+/// The id of the entry at `path` itself (a final symlink not followed),
+/// where the platform can say without opening it; else as [`path_id`].
+pub fn entry_id(path: &Path, meta: &Metadata) -> io::Result<FileId> {
+    imp::entry_id(path, meta)
+}
+
+/// Nanoseconds since the epoch of the last modification.
+pub fn mtime_ns(meta: &Metadata) -> i128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// The permission bits of a file (0o644 where the platform has none).
+pub fn mode(meta: &Metadata) -> u32 {
+    imp::mode(meta)
+}
+
+/// Creates `path`, which must not exist, with permissions `mode` exactly
+/// (not filtered by the umask) where the platform has them.
+pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
+    imp::create_new(path, mode)
+}
+
+/// Opens `path` for appending, creating it with `mode` if needed.
+pub fn open_append(path: &Path, mode: u32) -> io::Result<File> {
+    imp::open_append(path, mode)
+}
+
+/// Makes a rename or create in `dir` durable.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    imp::sync_dir(dir)
+}
+
+/// Reads up to `buf.len()` bytes at `offset`; the number read (0 at the end).
+pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    imp::read_at(file, buf, offset)
+}
+
+/// Fills `buf` from `offset`, or fails.
+pub fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match read_at(file, buf, offset)? {
+            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a process with this pid exists.
+pub fn process_alive(pid: u64) -> bool {
+    imp::process_alive(pid)
+}
+
+/// The user's home folder, as Node's `os.homedir()` finds it.
+pub fn home_dir() -> PathBuf {
+    imp::home_dir()
+}
+
+/// The bytes of a path component.
+pub fn os_bytes(s: &OsStr) -> Cow<'_, [u8]> {
+    imp::os_bytes(s)
+}
+
+#[cfg(unix)]
+mod imp {
+    use super::FileId;
+    use std::borrow::Cow;
+    use std::ffi::OsStr;
+    use std::fs::{File, Metadata, OpenOptions};
+    use std::io;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+    use std::path::{Path, PathBuf};
+
+    fn of(meta: &Metadata) -> FileId {
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+
+    pub fn file_id(file: &File) -> io::Result<FileId> {
+        file.metadata().map(|m| of(&m))
+    }
+
+    pub fn path_id(path: &Path) -> io::Result<FileId> {
+        std::fs::metadata(path).map(|m| of(&m))
+    }
+
+    pub fn entry_id(_path: &Path, meta: &Metadata) -> io::Result<FileId> {
+        Ok(of(meta))
+    }
+
+    pub fn mode(meta: &Metadata) -> u32 {
+        meta.permissions().mode() & 0o7777
+    }
+
+    pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(path)?;
+        // `mode` is filtered by the umask on create; set it exactly.
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        Ok(file)
+    }
+
+    pub fn open_append(path: &Path, mode: u32) -> io::Result<File> {
+        OpenOptions::new().append(true).mode(mode).open(path)
+    }
+
+    pub fn sync_dir(dir: &Path) -> io::Result<()> {
+        File::open(dir)?.sync_all()
+    }
+
+    pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        file.read_at(buf, offset)
+    }
+
+    pub fn process_alive(pid: u64) -> bool {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        if pid <= 0 {
+            return false;
+        }
+        // SAFETY: kill with signal 0 only checks for existence and permission.
+        let rc = unsafe { libc::kill(pid, 0) };
+        rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+
+    pub fn home_dir() -> PathBuf {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/"))
+    }
+
+    pub fn os_bytes(s: &OsStr) -> Cow<'_, [u8]> {
+        Cow::Borrowed(s.as_bytes())
+    }
+}
+
+#[cfg(windows)]
+mod imp {
+    use super::FileId;
+    use std::borrow::Cow;
+    use std::ffi::OsStr;
+    use std::fs::{File, Metadata, OpenOptions};
+    use std::io;
+    use std::os::windows::fs::{FileExt, OpenOptionsExt};
+    use std::os::windows::io::AsRawHandle;
+    use std::path::{Path, PathBuf};
+    use windows_sys::Win32::Foundation::{CloseHandle, STILL_ACTIVE};
+    use windows_sys::Win32::Storage::FileSystem::{
+        GetFileInformationByHandle, BY_HANDLE_FILE_INFORMATION, FILE_FLAG_BACKUP_SEMANTICS,
+    };
+    use windows_sys::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    };
+
+    pub fn file_id(file: &File) -> io::Result<FileId> {
+        // SAFETY: the handle is open for the duration of the call and the
+        // struct is plain data the call fills in.
+        let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
+        if unsafe { GetFileInformationByHandle(file.as_raw_handle() as _, &mut info) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(FileId {
+            dev: u64::from(info.dwVolumeSerialNumber),
+            ino: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
+        })
+    }
+
+    pub fn path_id(path: &Path) -> io::Result<FileId> {
+        // Directories open only with backup semantics.
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+            .open(path)?;
+        file_id(&file)
+    }
+
+    pub fn entry_id(path: &Path, _meta: &Metadata) -> io::Result<FileId> {
+        path_id(path)
+    }
+
+    pub fn mode(_meta: &Metadata) -> u32 {
+        0o644
+    }
+
+    pub fn create_new(path: &Path, _mode: u32) -> io::Result<File> {
+        OpenOptions::new().write(true).create_new(true).open(path)
+    }
+
+    pub fn open_append(path: &Path, _mode: u32) -> io::Result<File> {
+        OpenOptions::new().append(true).open(path)
+    }
+
+    pub fn sync_dir(_dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        file.seek_read(buf, offset)
+    }
+
+    pub fn process_alive(pid: u64) -> bool {
+        let Ok(pid) = u32::try_from(pid) else {
+            return false;
+        };
+        // SAFETY: OpenProcess returns a handle we close, or null; the exit
+        // code is written into a local.
+        unsafe {
+            let handle = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+            if handle.is_null() {
+                // Access denied still means the process exists.
+                return io::Error::last_os_error().raw_os_error() == Some(5);
+            }
+            let mut code = 0u32;
+            let ok = GetExitCodeProcess(handle, &mut code);
+            CloseHandle(handle);
+            ok != 0 && code == STILL_ACTIVE as u32
+        }
+    }
+
+    pub fn home_dir() -> PathBuf {
+        std::env::var_os("USERPROFILE")
+            .or_else(|| std::env::var_os("HOME"))
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("C:\\"))
+    }
+
+    pub fn os_bytes(s: &OsStr) -> Cow<'_, [u8]> {
+        match s.to_string_lossy() {
+            Cow::Borrowed(b) => Cow::Borrowed(b.as_bytes()),
+            Cow::Owned(o) => Cow::Owned(o.into_bytes()),
+        }
+    }
+}
