@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 /** The addon, loaded only by commands that need it. */
-const addon = () => require('../index.js');
+const addon = () => require('../entry.js');
 
 /** Exit codes by error code. */
 const EXIT = {

@@ -1,0 +1,176 @@
+// Installing the package as a user would, from a real npm registry: a
+// throwaway verdaccio on 127.0.0.1 (on Node 24; no uplinks) gets this
+// machine's platform package, with the release binary, and the main
+// package, both packed from the repository; an empty project then installs
+// openclaw-session-intel from it and uses it on Node 20 and Node 24, with
+// and without install scripts, and without its optional packages.
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { root, tempDir } from '../helpers.mjs';
+import { cacheDir, node24 } from '../openclaw/env.mjs';
+
+const VERDACCIO = '6.10.4';
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const platformName = 'linux-x64-gnu'; // this machine's platform package
+const binary = path.join(root, `${pkg.napi.binaryName}.${platformName}.node`);
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 300_000, ...opts });
+  if (r.status !== 0 && !opts.allowFailure) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+function freePort() {
+  return new Promise((ok) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** verdaccio, installed once into the test cache. */
+function verdaccioBin() {
+  const dir = path.join(cacheDir, `verdaccio-${VERDACCIO}`);
+  const bin = path.join(dir, 'node_modules', 'verdaccio', 'bin', 'verdaccio');
+  if (!fs.existsSync(path.join(dir, '.installed'))) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    // verdaccio asks for node-fetch by a dist-tag ("cjs") that not every
+    // registry mirror carries; that tag is node-fetch 2.
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true,"overrides":{"node-fetch":"2.7.0"}}\n');
+    run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', `verdaccio@${VERDACCIO}`]);
+    fs.writeFileSync(path.join(dir, '.installed'), VERDACCIO);
+  }
+  return bin;
+}
+
+let server;
+after(() => server?.kill('SIGTERM'));
+
+async function startRegistry() {
+  const work = tempDir('osi-registry-');
+  const port = await freePort();
+  const config = path.join(work, 'config.yaml');
+  fs.writeFileSync(config, [
+    `storage: ${path.join(work, 'storage')}`,
+    'auth:',
+    `  htpasswd: { file: ${path.join(work, 'htpasswd')}, max_users: 10 }`,
+    'uplinks: {}',
+    'packages:',
+    "  '**': { access: $all, publish: $authenticated }",
+    'max_body_size: 200mb',
+    'log: { type: stdout, format: pretty, level: warn }',
+    '',
+  ].join('\n'));
+  server = spawn(node24(), [verdaccioBin(), '--config', config, '--listen', `127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${url}-/ping`)).ok) break;
+    } catch {}
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  // A user, and the token npm publishes with.
+  const res = await fetch(`${url}-/user/org.couchdb.user:ci`, {
+    method: 'PUT', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'ci', password: 'ci-password-1' }),
+  });
+  const { token } = await res.json();
+  assert.ok(token, 'verdaccio gave a token');
+  const npmrc = path.join(work, '.npmrc');
+  fs.writeFileSync(npmrc, `registry=${url}\n//127.0.0.1:${port}/:_authToken=${token}\n`);
+  return { url, npmrc };
+}
+
+test('npm install openclaw-session-intel from a registry works on Node 20 and 24; missing binaries get a clear error', { timeout: 900_000 }, async () => {
+  assert.ok(fs.existsSync(binary), `the release binary ${binary} (npm run build)`);
+  const { url, npmrc } = await startRegistry();
+  const npm = (args, opts = {}) => run('npm', [...args, '--userconfig', npmrc, '--no-audit', '--no-fund', '--loglevel=error'], opts);
+
+  // The main package's tarball: what a user gets, nothing else.
+  const packDir = tempDir('osi-pack-');
+  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], { cwd: root }).stdout)[0];
+  const files = packed.files.map((f) => f.path).sort();
+  for (const f of ['entry.js', 'index.js', 'index.d.ts', 'bin/occ.mjs', 'package.json', 'README.md']) assert.ok(files.includes(f), `${f} is shipped`);
+  for (const f of files) assert.ok(!/^(src|crates|fixtures|__test__|bench|scripts|target|npm|node_modules)\/|\.node$|Cargo/.test(f), `${f} is not shipped`);
+  console.log(`# tarball ${packed.filename}: ${(packed.size / 1024).toFixed(0)} KB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KB unpacked, ${files.length} files; `
+    + `binary ${path.basename(binary)}: ${(fs.statSync(binary).size / 2 ** 20).toFixed(1)} MB`);
+
+  // Published by the release script the workflow runs. Binaries of other
+  // platforms cannot be built here: this machine's stands in for them, so
+  // that every package goes through the script; only ours is installed.
+  const artifacts = tempDir('osi-artifacts-');
+  const release = () => run(process.execPath, [path.join(root, 'scripts', 'release.mjs'), '--artifacts', artifacts, '--registry', url, '--no-provenance'],
+    { env: { ...process.env, npm_config_userconfig: npmrc, GITHUB_REF_TYPE: 'tag', GITHUB_REF_NAME: `v${pkg.version}` }, allowFailure: true });
+  const names = Object.keys(pkg.optionalDependencies).map((n) => `${pkg.napi.binaryName}.${n.slice(pkg.name.length + 1)}.node`);
+  for (const n of names.slice(1)) {
+    fs.mkdirSync(path.join(artifacts, `bindings-${n}`));
+    fs.copyFileSync(binary, path.join(artifacts, `bindings-${n}`, n));
+  }
+  const npmDirBefore = fs.readdirSync(path.join(root, 'npm'), { recursive: true }).sort();
+  const incomplete = release();
+  assert.equal(incomplete.status, 1, 'a missing binary stops the release');
+  assert.match(incomplete.stderr, new RegExp(`no ${names[0].replaceAll('.', '\\.')} under`));
+  assert.notEqual(npm(['view', pkg.name, 'version', '--registry', url], { allowFailure: true }).status, 0, 'nothing was published');
+  fs.copyFileSync(binary, path.join(artifacts, names[0]));
+  const done = release();
+  assert.equal(done.status, 0, done.stderr);
+  assert.match(done.stdout, new RegExp(`published ${pkg.name}@${pkg.version}$`, 'm'));
+  assert.equal(release().status, 0, 'a re-run skips what is already published');
+  assert.deepEqual(fs.readdirSync(path.join(root, 'npm'), { recursive: true }).sort(), npmDirBefore, 'the release leaves the checkout as it was');
+
+  const cases = [
+    ['default', []],
+    ['--ignore-scripts (how OpenClaw installs plugins)', ['--ignore-scripts']],
+  ];
+  for (const [name, flags] of cases) {
+    const project = tempDir('osi-user-');
+    fs.writeFileSync(path.join(project, 'package.json'), '{"name":"user-project","private":true}\n');
+    npm(['install', 'openclaw-session-intel', '--registry', url, ...flags], { cwd: project });
+    assert.ok(fs.existsSync(path.join(project, 'node_modules', `openclaw-session-intel-${platformName}`, path.basename(binary))), `${name}: the platform package came with it`);
+    for (const node of [process.execPath, node24()]) {
+      const cjs = run(node, ['-e', "const a = require('openclaw-session-intel'); console.log(a.repoPathToSlug('/w/x'), a.__napiBindingTarget ?? 'native')"], { cwd: project });
+      assert.match(cjs.stdout, /^-w-x/, `${name}: require on ${node}`);
+      const esm = run(node, ['--input-type=module', '-e', "import { repoPathToSlug, ErrorCode } from 'openclaw-session-intel'; console.log(repoPathToSlug('/w/x'), typeof ErrorCode)"], { cwd: project });
+      assert.equal(esm.stdout.trim(), '-w-x object', `${name}: import on ${node}`);
+    }
+    const help = run('npx', ['--no-install', 'occ', '--help'], { cwd: project });
+    assert.match(help.stdout, /^usage: occ <command>/m);
+    const list = run('npx', ['--no-install', 'occ', 'list', '--state-dir', tempDir('osi-user-state-')], { cwd: project, allowFailure: true });
+    assert.equal(list.status, 3, `${name}: occ runs the addon (${list.stderr})`);
+    // The drop-in TypeScript consumer compiles against the installed types.
+    const dropIn = fs.readFileSync(path.join(root, '__test__', 'drop-in.ts'), 'utf8').replaceAll("'../index.js'", "'openclaw-session-intel'");
+    fs.writeFileSync(path.join(project, 'drop-in.ts'), dropIn);
+    fs.writeFileSync(path.join(project, 'tsconfig.json'), fs.readFileSync(path.join(root, '__test__', 'tsconfig.json')));
+    run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', project]);
+  }
+
+  // Without optional packages the binary is missing: the error says so and how to fix it.
+  const bare = tempDir('osi-user-bare-');
+  fs.writeFileSync(path.join(bare, 'package.json'), '{"name":"user-project","private":true}\n');
+  npm(['install', 'openclaw-session-intel', '--registry', url, '--omit=optional'], { cwd: bare });
+  assert.ok(!fs.existsSync(path.join(bare, 'node_modules', `openclaw-session-intel-${platformName}`)));
+  const missing = run(process.execPath, ['-e', "try { require('openclaw-session-intel') } catch (e) { console.log(JSON.stringify({ code: e.code, platform: e.platform, message: e.message })) }"], { cwd: bare });
+  const m = JSON.parse(missing.stdout);
+  assert.equal(m.code, 'E_BINARY_UNAVAILABLE');
+  assert.equal(m.platform, platformName);
+  assert.match(m.message, new RegExp(`npm install openclaw-session-intel-${platformName}@${pkg.version}`));
+  assert.match(m.message, /--omit=optional/);
+  const occ = run('npx', ['--no-install', 'occ', 'list'], { cwd: bare, allowFailure: true });
+  assert.equal(occ.status, 1);
+  assert.match(occ.stderr, /could not load its binary for linux-x64-gnu/);
+  // A platform with no binary at all (here: this machine claiming to be riscv64).
+  const preload = path.join(bare, 'riscv.cjs');
+  fs.writeFileSync(preload, "Object.defineProperty(process, 'arch', { value: 'riscv64' })\n");
+  const foreign = run(process.execPath, ['-r', preload, '-e', "try { require('openclaw-session-intel') } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })) }"], { cwd: bare });
+  const f = JSON.parse(foreign.stdout);
+  assert.equal(f.code, 'E_BINARY_UNAVAILABLE');
+  assert.match(f.message, /no prebuilt binary for linux-riscv64-gnu/);
+  assert.match(f.message, /Supported platforms: darwin-arm64, darwin-x64, linux-x64-gnu/);
+});

@@ -1,0 +1,57 @@
+// What ships: the platform packages committed under npm/ agree with
+// napi.targets and with the main package's optionalDependencies, and the
+// main tarball holds the loader, the types and occ, nothing else.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { root } from './helpers.mjs';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+/** napi-rs's platform name for a Rust target triple, with npm's os/cpu/libc. */
+function platformOf(triple) {
+  const [arch, , sys, abi] = triple.split('-');
+  const cpu = { x86_64: 'x64', aarch64: 'arm64' }[arch];
+  if (sys === 'darwin') return { name: `darwin-${cpu}`, os: 'darwin', cpu };
+  if (sys === 'windows') return { name: `win32-${cpu}-${abi}`, os: 'win32', cpu };
+  return { name: `linux-${cpu}-${abi}`, os: 'linux', cpu, libc: abi === 'gnu' ? 'glibc' : 'musl' };
+}
+
+test('one committed npm/<platform> package per napi target, each holding only its binary', () => {
+  const dirs = fs.readdirSync(path.join(root, 'npm')).sort();
+  const platforms = pkg.napi.targets.map(platformOf);
+  assert.deepEqual(dirs, platforms.map((p) => p.name).sort());
+  for (const p of platforms) {
+    const sub = JSON.parse(fs.readFileSync(path.join(root, 'npm', p.name, 'package.json'), 'utf8'));
+    const binary = `${pkg.napi.binaryName}.${p.name}.node`;
+    assert.equal(sub.name, `${pkg.name}-${p.name}`);
+    assert.equal(sub.version, pkg.version, `${p.name} is versioned with the package`);
+    assert.deepEqual(sub.os, [p.os]);
+    assert.deepEqual(sub.cpu, [p.cpu]);
+    assert.deepEqual(sub.libc, p.libc ? [p.libc] : undefined, `${p.name}: libc only on Linux`);
+    assert.equal(sub.main, binary);
+    assert.deepEqual(sub.files, [binary]);
+    assert.equal(sub.scripts, undefined, 'no install scripts');
+    assert.equal(sub.license, pkg.license);
+  }
+  const expected = Object.fromEntries(platforms.map((p) => [`${pkg.name}-${p.name}`, pkg.version]));
+  assert.deepEqual({ ...pkg.optionalDependencies }, expected, 'optionalDependencies: every platform at exactly this version');
+  assert.equal(pkg.scripts.install ?? pkg.scripts.postinstall ?? pkg.scripts.preinstall, undefined, 'nothing runs at install time');
+});
+
+test('the entry point lists the same platforms as napi.targets', () => {
+  const entry = fs.readFileSync(path.join(root, 'entry.js'), 'utf8');
+  const listed = [...entry.match(/const SUPPORTED = \[([^\]]*)\]/)[1].matchAll(/'([^']+)'/g)].map((m) => m[1]);
+  assert.deepEqual(listed, pkg.napi.targets.map((t) => platformOf(t).name));
+});
+
+test('npm pack ships the loader, the types, occ and the docs, nothing else', () => {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const r = spawnSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
+  assert.equal(r.status, 0, r.stderr);
+  const files = JSON.parse(r.stdout)[0].files.map((f) => f.path).sort();
+  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'package.json']);
+});
