@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { root } from './helpers.mjs';
+import { root, tempDir } from './helpers.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
@@ -54,4 +54,19 @@ test('npm pack ships the loader, the types, occ and the docs, nothing else', () 
   assert.equal(r.status, 0, r.stderr);
   const files = JSON.parse(r.stdout)[0].files.map((f) => f.path).sort();
   assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'package.json']);
+});
+
+test('npm version brings every platform package and optional dependency to the new version', () => {
+  const copy = tempDir('osi-version-');
+  fs.cpSync(path.join(root, 'npm'), path.join(copy, 'npm'), { recursive: true });
+  fs.mkdirSync(path.join(copy, 'scripts'));
+  fs.copyFileSync(path.join(root, 'scripts', 'sync-versions.mjs'), path.join(copy, 'scripts', 'sync-versions.mjs'));
+  fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ ...pkg, version: '9.8.7' }));
+  const r = spawnSync(process.execPath, [path.join(copy, 'scripts', 'sync-versions.mjs')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const bumped = JSON.parse(fs.readFileSync(path.join(copy, 'package.json'), 'utf8'));
+  assert.deepEqual(new Set(Object.values(bumped.optionalDependencies)), new Set(['9.8.7']));
+  for (const dir of fs.readdirSync(path.join(copy, 'npm'))) {
+    assert.equal(JSON.parse(fs.readFileSync(path.join(copy, 'npm', dir, 'package.json'), 'utf8')).version, '9.8.7', dir);
+  }
 });

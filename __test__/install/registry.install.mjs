@@ -102,6 +102,10 @@ test('npm install openclaw-session-intel from a registry works on Node 20 and 24
   console.log(`# tarball ${packed.filename}: ${(packed.size / 1024).toFixed(0)} KB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KB unpacked, ${files.length} files; `
     + `binary ${path.basename(binary)}: ${(fs.statSync(binary).size / 2 ** 20).toFixed(1)} MB`);
 
+  // The binary needs nothing on the user's machine beyond the C runtime.
+  const needed = run('ldd', [binary]).stdout.split('\n').map((l) => l.trim().split(' ')[0]).filter(Boolean);
+  for (const lib of needed) assert.match(lib, /^(linux-vdso|libgcc_s|libm|libc|libdl|libpthread|librt)\.so|ld-linux/, `the binary links ${lib} dynamically`);
+
   // Published by the release script the workflow runs. Binaries of other
   // platforms cannot be built here: this machine's stands in for them, so
   // that every package goes through the script; only ours is installed.
