@@ -54,7 +54,7 @@ export interface CaptureHandoffOptions {
   project?: string
   /** Default `work`. */
   mode?: 'work' | 'chat' | 'deep'
-  trigger: 'reset' | 'new' | 'stop' | 'manual' | 'periodic' | 'tool' | 'signal'
+  trigger: 'reset' | 'new' | 'stop' | 'manual' | 'periodic' | 'tool' | 'signal' | 'command:reset' | 'command:new' | 'command:stop'
   /**
    * The host's model: resolves to the summary (an object, or text holding
    * it as JSON). Slow, failing or malformed answers fall back to the

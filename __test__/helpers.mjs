@@ -11,6 +11,10 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const addon = createRequire(import.meta.url)(path.join(root, 'entry.js'));
 export const fixtures = path.join(root, 'fixtures', 'shared');
+/** POSIX permissions and shell scripts exist here (not on Windows). */
+export const posix = process.platform !== 'win32';
+/** Skips a test off POSIX, saying why. */
+export const needsPosix = (why) => ({ skip: posix ? false : why });
 
 const tempDirs = [];
 process.on('exit', () => {

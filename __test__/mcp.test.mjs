@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { addon, tempDir, userLine, jsonl, writeSession } from './helpers.mjs';
+import { addon, tempDir, userLine, jsonl, writeSession , needsPosix } from './helpers.mjs';
+
+/** `gh` is stubbed here by a shell script on PATH. */
+const GH = needsPosix('gh is stubbed by a shell script');
 
 const ENV = { ...process.env, GIT_AUTHOR_NAME: 'fonz', GIT_AUTHOR_EMAIL: 'f@e', GIT_COMMITTER_NAME: 'fonz', GIT_COMMITTER_EMAIL: 'f@e' };
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
@@ -49,7 +52,7 @@ async function briefing() {
   }
 }
 
-test('openclaw_project_status payload', async () => {
+test('openclaw_project_status payload', GH, async () => {
   const { status } = await briefing();
   const p = addon.projectStatusToolPayload(status);
   assert.deepEqual(Object.keys(p), ['repo', 'branch', 'headCommit', 'uncommittedChanges', 'stagedChanges', 'stashCount', 'recentCommits', 'activeSessions', 'recentSessions', 'docs', 'openPrs']);
@@ -70,7 +73,7 @@ test('openclaw_project_status payload', async () => {
   assert.doesNotThrow(() => JSON.parse(JSON.stringify(p)));
 });
 
-test('openclaw_session_list payload, with and without native sessions', async () => {
+test('openclaw_session_list payload, with and without native sessions', GH, async () => {
   const { repo } = await briefing();
   const claudeConfigDir = path.join(path.dirname(repo), 'claude');
   const registryRoot = path.join(path.dirname(repo), 'state');

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { addon, tempDir, uuid, userLine, jsonl, writeSession } from './helpers.mjs';
+import { addon, tempDir, uuid, userLine, jsonl, writeSession , needsPosix } from './helpers.mjs';
+
+/** `gh` is stubbed here by a shell script on PATH. */
+const GH = needsPosix('gh is stubbed by a shell script');
 
 const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'Tester', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 'Tester', GIT_COMMITTER_EMAIL: 't@e' };
 const git = (cwd, ...args) => execFileSync('git', ['-c', 'init.defaultBranch=main', ...args], { cwd, env: GIT_ENV, encoding: 'utf8' });
@@ -40,7 +43,7 @@ async function withGh(body, fn) {
 
 const noSessions = () => ({ claudeConfigDir: tempDir(), registryRoot: tempDir() });
 
-test('git fields as the git CLI prints them, the reference misread fixed, docs and timestamp', async () => {
+test('git fields as the git CLI prints them, the reference misread fixed, docs and timestamp', GH, async () => {
   const repo = makeRepo();
   const s = await withGh('exit 1', () => addon.gatherProjectStatus(repo, undefined, noSessions()));
   assert.deepEqual(s.repo, { path: repo, name: 'webshop', isGitRepo: true });
@@ -59,7 +62,7 @@ test('git fields as the git CLI prints them, the reference misread fixed, docs a
   assert.ok(Math.abs(Date.parse(s.timestamp) - Date.now()) < 60_000);
 });
 
-test('github from recorded gh JSON; arguments passed as a list; failing checks despite exit 1', async () => {
+test('github from recorded gh JSON; arguments passed as a list; failing checks despite exit 1', GH, async () => {
   const repo = makeRepo();
   const recent = new Date(Date.now() - 3600_000).toISOString();
   const old = new Date(Date.now() - 10 * 86400_000).toISOString();
@@ -82,7 +85,7 @@ esac`;
   });
 });
 
-test('a hanging gh is cut off at the timeout and the rest of the briefing still arrives', async () => {
+test('a hanging gh is cut off at the timeout and the rest of the briefing still arrives', GH, async () => {
   const repo = makeRepo();
   await withGh('exec sleep 30', async () => {
     const started = Date.now();
@@ -98,7 +101,7 @@ test('a hanging gh is cut off at the timeout and the rest of the briefing still 
   });
 });
 
-test('no gh on PATH: no github key', async () => {
+test('no gh on PATH: no github key', GH, async () => {
   const repo = makeRepo();
   const saved = process.env.PATH;
   process.env.PATH = path.dirname(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim());
@@ -110,7 +113,7 @@ test('no gh on PATH: no github key', async () => {
   }
 });
 
-test('sessions: active, recent and the agent\'s own, from discovery with the same options', async () => {
+test('sessions: active, recent and the agent\'s own, from discovery with the same options', GH, async () => {
   const repo = makeRepo();
   const claudeConfigDir = tempDir();
   const registryRoot = tempDir();
@@ -134,7 +137,7 @@ test('sessions: active, recent and the agent\'s own, from discovery with the sam
   assert.deepEqual(none.sessions.ownRecent, []);
 });
 
-test('missing paths reject with E_REPO_NOT_FOUND; plain directories are not repositories', async () => {
+test('missing paths reject with E_REPO_NOT_FOUND; plain directories are not repositories', GH, async () => {
   await assert.rejects(addon.gatherProjectStatus('/definitely/not/here'), (e) => e.code === 'E_REPO_NOT_FOUND' && typeof e.hint === 'string');
   const plain = fs.realpathSync(tempDir('osi-plain-'));
   const s = await withGh('exit 1', () => addon.gatherProjectStatus(plain, undefined, noSessions()));

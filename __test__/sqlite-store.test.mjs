@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { addon, root, fixtures, tempDir } from './helpers.mjs';
+import { addon, root, fixtures, tempDir, posix } from './helpers.mjs';
 
 const SYNTH = '6513270e-269e-4d37-b2a7-4de452e6b438';
 const F8 = 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1';
@@ -87,7 +87,7 @@ test('coded refusals: empty sessions, registered clones, unknown schemas, a busy
   // A session written a moment ago while a state owner runs (this test
   // process stands in for its pid): busy, and nothing changed; reading is fine.
   await addon.executeEdit({ stateDir: state, sessionId: SYNTH, toolRemoval: { preset: 'default' } });
-  const lockDir = path.join(fs.realpathSync(state), 'tmp', `openclaw-${process.getuid()}`);
+  const lockDir = path.join(fs.realpathSync(state), 'tmp', posix ? `openclaw-${process.getuid()}` : 'openclaw');
   fs.mkdirSync(lockDir, { recursive: true });
   fs.writeFileSync(path.join(lockDir, 'gateway.state.lock'), JSON.stringify({ pid: process.pid, createdAt: new Date().toISOString() }, null, 2));
   const before = (await addon.exportTranscript(SYNTH, { stateDir: state })).jsonl;

@@ -156,7 +156,9 @@ pub struct CaptureHandoffOptions {
     /// Default `work`.
     #[napi(ts_type = "'work' | 'chat' | 'deep'")]
     pub mode: Option<String>,
-    #[napi(ts_type = "'reset' | 'new' | 'stop' | 'manual' | 'periodic' | 'tool' | 'signal'")]
+    #[napi(
+        ts_type = "'reset' | 'new' | 'stop' | 'manual' | 'periodic' | 'tool' | 'signal' | 'command:reset' | 'command:new' | 'command:stop'"
+    )]
     pub trigger: String,
     /// The host's model: resolves to the summary (an object, or text holding
     /// it as JSON). Slow, failing or malformed answers fall back to the

@@ -157,7 +157,7 @@ impl JsonlStore {
     /// The transcript's whole lines (a line being written is left out).
     pub fn read(&self, t: &TranscriptSummary) -> Result<Events> {
         let mut bytes = fs::read(&t.path).map_err(|e| unreadable(&t.path, e))?;
-        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let whole = whole_lines(&bytes);
         if whole > 0 {
             bytes.truncate(whole);
         }
@@ -178,7 +178,11 @@ impl JsonlStore {
             .then(|| unsafe { memmap2::Mmap::map(&file) })
             .transpose()
             .map_err(io_err(&path))?;
-        let original: &[u8] = map.as_deref().unwrap_or_default();
+        // Whole lines only: a line being appended (or a write a reader sees
+        // cut at a page boundary for a moment) is folded in by `replace`
+        // once it is complete, never edited half-written.
+        let mapped: &[u8] = map.as_deref().unwrap_or_default();
+        let original = &mapped[..whole_lines(mapped)];
         let strip = strip_tools(original, req.keep_turns_with_tools, req.truncate_percent)?;
         let mut outcome = EditOutcome {
             session_id: target.session_id.clone(),
@@ -442,6 +446,11 @@ pub(crate) fn export_events(
     })
 }
 
+/// The length of `bytes` up to and including its last newline.
+fn whole_lines(bytes: &[u8]) -> usize {
+    memchr::memrchr(b'\n', bytes).map_or(0, |p| p + 1)
+}
+
 /// A line written by another process, with references to deleted entries
 /// re-linked the way the edit re-linked the file.
 fn relink_line(raw: &[u8], relinked: &HashMap<String, Option<String>>) -> Vec<u8> {
@@ -487,8 +496,12 @@ fn replace(
     if !body.is_empty() && !body.ends_with(b"\n") {
         body.push(b'\n');
     }
-    // Fold in complete appended lines until the file holds still.
+    // Fold in complete appended lines until the file holds still. A last
+    // line without its newline that does not grow for STALLED is a finished
+    // line whose writer left the newline out: it is taken, and terminated.
+    const STALLED: Duration = Duration::from_millis(300);
     let deadline = Instant::now() + Duration::from_secs(2);
+    let mut partial: Option<(u64, Instant)> = None;
     loop {
         let now = fs::metadata(path).map_err(io_err(path))?;
         if platform::path_id(path).ok() != Some(identity) || now.len() < consumed {
@@ -499,7 +512,17 @@ fn replace(
         }
         let mut tail = vec![0; (now.len() - consumed) as usize];
         platform::read_exact_at(file, &mut tail, consumed).map_err(io_err(path))?;
-        let complete = tail.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let mut complete = whole_lines(&tail);
+        if complete == 0 {
+            match partial {
+                Some((len, since)) if len == now.len() && since.elapsed() >= STALLED => {
+                    tail.push(b'\n');
+                    complete = tail.len();
+                }
+                Some((len, _)) if len == now.len() => {}
+                _ => partial = Some((now.len(), Instant::now())),
+            }
+        }
         for line in tail[..complete]
             .split(|&b| b == b'\n')
             .filter(|l| !l.is_empty())
@@ -508,7 +531,7 @@ fn replace(
             body.push(b'\n');
             outcome.appended_lines_kept += 1;
         }
-        consumed += complete as u64;
+        consumed += (complete as u64).min(now.len() - consumed);
         if complete == tail.len() {
             continue;
         }
@@ -524,9 +547,12 @@ fn replace(
     outcome.size_after = body.len() as u64;
     // Lines appended to the old file between the last check and the rename
     // are still in it: carry them over too, once a line being written there
-    // has finished (a writer that opened the path before the rename).
-    let settle = Instant::now() + Duration::from_millis(200);
-    let tail = loop {
+    // has finished (a writer that opened the path before the rename). A
+    // reader can see a write cut at a page boundary for a moment, so only
+    // complete lines are carried: a line that never finishes (its writer
+    // died) is not turned into a broken one.
+    let settle = Instant::now() + Duration::from_secs(2);
+    let mut tail = loop {
         let old_len = file.metadata().map_err(io_err(path))?.len();
         let mut tail = vec![0; old_len.saturating_sub(consumed) as usize];
         platform::read_exact_at(file, &mut tail, consumed).map_err(io_err(path))?;
@@ -535,6 +561,7 @@ fn replace(
         }
         std::thread::sleep(Duration::from_millis(2));
     };
+    tail.truncate(whole_lines(&tail));
     if !tail.is_empty() {
         let mut rescued = Vec::new();
         for line in tail.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
