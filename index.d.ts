@@ -330,6 +330,13 @@ export interface EditOptions {
   backupsToKeep?: number
   /** How long to wait for OpenClaw's transcript lock (default 2000 ms). */
   lockTimeoutMs?: number
+  /**
+   * SQLite store, OpenClaw running: how long the session must have gone
+   * unwritten to count as idle (default 10000 ms). A chat command that
+   * edits its own session passes 0: the fresh write is its own message,
+   * and every other sign of a turn in progress still refuses the edit.
+   */
+  quietMs?: number
 }
 
 /** What `executeEdit` did. */

@@ -48,12 +48,12 @@ test('the entry point lists the same platforms as napi.targets', () => {
   assert.deepEqual(listed, pkg.napi.targets.map((t) => platformOf(t).name));
 });
 
-test('npm pack ships the loader, the types, occ and the docs, nothing else', () => {
+test('npm pack ships the loader, the types, occ, the OpenClaw plugin and the docs, nothing else', () => {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const r = spawnSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
   assert.equal(r.status, 0, r.stderr);
   const files = JSON.parse(r.stdout)[0].files.map((f) => f.path).sort();
-  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'package.json']);
+  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'openclaw.plugin.json', 'package.json', 'plugin/index.mjs']);
 });
 
 test('npm version brings every platform package and optional dependency to the new version', () => {
@@ -69,4 +69,16 @@ test('npm version brings every platform package and optional dependency to the n
   for (const dir of fs.readdirSync(path.join(copy, 'npm'))) {
     assert.equal(JSON.parse(fs.readFileSync(path.join(copy, 'npm', dir, 'package.json'), 'utf8')).version, '9.8.7', dir);
   }
+});
+
+test('the plugin manifest declares every tool the plugin registers, under the package name', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'openclaw.plugin.json'), 'utf8'));
+  assert.equal(manifest.id, pkg.name, 'OpenClaw refuses an npm install whose manifest id differs from the package name');
+  assert.equal(manifest.version, pkg.version);
+  const source = fs.readFileSync(path.join(root, 'plugin', 'index.mjs'), 'utf8');
+  const registered = [...source.matchAll(/^\s+tool\('([a-z_]+)'/gm)].map((m) => m[1]).sort();
+  assert.deepEqual([...manifest.contracts.tools].sort(), registered);
+  assert.equal(manifest.configSchema.additionalProperties, false);
+  assert.deepEqual(pkg.openclaw.extensions, ['./plugin/index.mjs']);
+  assert.deepEqual(pkg.openclaw.install.requiredPlatformPackages, Object.keys(pkg.optionalDependencies));
 });

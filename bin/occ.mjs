@@ -52,7 +52,7 @@ database (2026.8 and later); agent from --agent, $OCC_AGENT, the config file, el
   occ list [-n <count>]                       sessions of the agent, newest first
   occ info <id>                               what a session holds
   occ edit [id] --strip-tools[=<preset>]      strip old tool calls in place (backup first)
-      [--dry-run] [--verbose]
+      [--dry-run] [--verbose] [--quiet-ms <ms>]   (quiet period of a running gateway; default 10000)
   occ clone <id> [--strip-tools[=<preset>]]   copy into a new session
       [-o <path>] [--no-register]
   occ restore <id>                            undo the last edit from its backup
@@ -60,6 +60,7 @@ database (2026.8 and later); agent from --agent, $OCC_AGENT, the config file, el
 
 Session handoff (what you were doing, for your next session):
   occ handoff capture [id] [--project <name>] capture where the session left off
+      [--trigger <why>]                       reset, new, stop (or OpenClaw's command:reset...), manual
   occ handoff status                          the captured handoff and its files
   occ handoff resume                          print the context block (offers it now)
   occ handoff clear                           discard the handoff
@@ -93,11 +94,20 @@ class UsageError extends Error {
   }
 }
 
+/** --quiet-ms as a number of milliseconds, when given. */
+function quietMs(flags) {
+  const raw = flags['--quiet-ms'];
+  if (raw === undefined) return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 3_600_000) throw new UsageError(`--quiet-ms must be a whole number of milliseconds (got ${raw})`);
+  return ms;
+}
+
 /** argv → { positional, flags }. */
 function parseArgs(argv) {
   const flags = {};
   const positional = [];
-  const takesValue = new Set(['--agent', '--state-dir', '-n', '-o', '--project']);
+  const takesValue = new Set(['--agent', '--state-dir', '-n', '-o', '--project', '--trigger', '--quiet-ms']);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -242,7 +252,7 @@ const commands = {
   },
   async edit({ positional, flags }, s) {
     if (!flags['--strip-tools']) throw new UsageError('edit needs --strip-tools[=<preset>]', "e.g. 'occ edit --strip-tools' or 'occ edit <id> --strip-tools=aggressive'");
-    const r = await addon().executeEdit({ sessionId: positional[0], agentId: s.agentId, stateDir: s.stateDir, toolRemoval: { preset: s.preset }, customPresets: s.customPresets, dryRun: Boolean(flags['--dry-run']) });
+    const r = await addon().executeEdit({ sessionId: positional[0], agentId: s.agentId, stateDir: s.stateDir, toolRemoval: { preset: s.preset }, customPresets: s.customPresets, dryRun: Boolean(flags['--dry-run']), quietMs: quietMs(flags) });
     print(flags['--json'], r, () => {
       const head = r.dryRun ? `Dry run (nothing written): ${r.sessionId}` : r.changed ? `✓ Session edited: ${r.sessionId}` : `✓ Nothing to strip: ${r.sessionId}`;
       const tail = r.backupPath ? [`${flags['--verbose'] ? '' : '  '}Backup: ${r.backupPath}`] : [];
@@ -286,7 +296,7 @@ const commands = {
     ];
     if (sub === 'capture') {
       if (rest.length > 1) throw new UsageError(`handoff capture takes at most one session id (got ${rest.join(' ')})`);
-      const st = await addon().captureHandoff({ ...opts, sessionId: rest[0], trigger: 'manual', project: flags['--project'] });
+      const st = await addon().captureHandoff({ ...opts, sessionId: rest[0], trigger: flags['--trigger'] ?? 'manual', project: flags['--project'] });
       return print(flags['--json'], st, () => [`✓ Handoff captured from ${st.previousSessionId}`, ...summaryLines(st), `  Patterns: ${st.patterns.length}`].join('\n'));
     }
     if (rest.length) throw new UsageError(`handoff ${sub} takes no arguments (got ${rest.join(' ')})`);
@@ -367,8 +377,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code ?? 0;
   },
   (err) => {
-    console.error(`Error: ${err.message}`);
-    if (err.hint) console.error(`Hint: ${err.hint}`);
+    // With --json the error is JSON too, for programs that run occ.
+    if (process.argv.includes('--json')) console.error(JSON.stringify({ error: { code: err.code ?? 'E_INTERNAL', message: err.message, hint: err.hint ?? null } }));
+    else {
+      console.error(`Error: ${err.message}`);
+      if (err.hint) console.error(`Hint: ${err.hint}`);
+    }
     process.exitCode = EXIT[err.code] ?? 1;
   },
 );

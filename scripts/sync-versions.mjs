@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm version <v>` runs this after it bumps package.json: every platform
 // package under npm/ and every optionalDependencies entry takes the same
-// version, so the commit npm makes for the tag is consistent.
+// version, and so does the OpenClaw plugin manifest, so the commit npm makes
+// for the tag is consistent.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,4 +18,6 @@ for (const name of Object.keys(pkg.optionalDependencies)) {
   pkg.optionalDependencies[name] = pkg.version;
 }
 write(file, pkg);
-console.log(`npm/* and optionalDependencies set to ${pkg.version}`);
+const manifest = path.join(root, 'openclaw.plugin.json');
+if (fs.existsSync(manifest)) write(manifest, { ...JSON.parse(fs.readFileSync(manifest, 'utf8')), version: pkg.version });
+console.log(`npm/*, optionalDependencies and openclaw.plugin.json set to ${pkg.version}`);

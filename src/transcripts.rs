@@ -216,6 +216,11 @@ pub struct EditOptions {
     pub backups_to_keep: Option<u32>,
     /// How long to wait for OpenClaw's transcript lock (default 2000 ms).
     pub lock_timeout_ms: Option<u32>,
+    /// SQLite store, OpenClaw running: how long the session must have gone
+    /// unwritten to count as idle (default 10000 ms). A chat command that
+    /// edits its own session passes 0: the fresh write is its own message,
+    /// and every other sign of a turn in progress still refuses the edit.
+    pub quiet_ms: Option<u32>,
 }
 
 /// The seed's edit statistics.
@@ -361,6 +366,9 @@ pub fn execute_edit(
     let session = o.session_id;
     let lock = lock_options(o.lock_timeout_ms);
     let backups = o.backups_to_keep.map_or(DEFAULT_BACKUPS, |n| n as usize);
+    let quiet_ms = o
+        .quiet_ms
+        .map_or(session_intel_core::openclaw::gateway::QUIET_MS, i64::from);
     AsyncTask::new(CoreTask::new(
         move || {
             let (keep, pct) = strip::resolve_settings(
@@ -376,6 +384,7 @@ pub fn execute_edit(
                 dry_run,
                 backups_to_keep: backups,
                 lock,
+                quiet_ms,
             };
             open(&target)?.edit(&request)
         },

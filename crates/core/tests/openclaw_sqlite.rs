@@ -177,6 +177,7 @@ fn request(session: &str, preset: &str, dry_run: bool) -> EditRequest {
         dry_run,
         backups_to_keep: 5,
         lock: LockOptions::default(),
+        quiet_ms: session_intel_core::openclaw::gateway::QUIET_MS,
     }
 }
 
@@ -557,6 +558,23 @@ fn a_running_gateway_blocks_edits_of_sessions_that_are_not_idle() {
         assert_eq!(digest(&s2), before);
         // A dry run only reads: it is allowed.
         assert!(open(&s2).edit(&request(SYNTH, "extreme", true)).is_ok());
+        // A caller whose own write was the last one (a chat command) may
+        // waive the quiet period, and nothing else.
+        let own_write = request(SYNTH, "extreme", false);
+        let waived = open(&s2).edit(&EditRequest {
+            quiet_ms: 0,
+            ..own_write
+        });
+        if case.contains("transcript_updated_at") {
+            assert!(waived.is_ok(), "{case}: {:?}", waived.err());
+        } else {
+            assert_eq!(
+                waived.err().map(|e| e.code),
+                Some(ErrorCode::SessionBusy),
+                "{case}"
+            );
+            assert_eq!(digest(&s2), before);
+        }
     }
     // Idle with the gateway up: allowed.
     open(&state)

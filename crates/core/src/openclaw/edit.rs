@@ -16,6 +16,10 @@ pub struct EditRequest {
     pub dry_run: bool,
     pub backups_to_keep: usize,
     pub lock: LockOptions,
+    /// How long a SQLite session must have gone unwritten while OpenClaw
+    /// runs to count as idle ([`QUIET_MS`](crate::openclaw::gateway::QUIET_MS)
+    /// unless the caller wrote last itself).
+    pub quiet_ms: i64,
 }
 
 /// What an edit did.

@@ -15,7 +15,10 @@
 //! `running`: a crashed turn that OpenClaw resumes from the transcript at
 //! its next start. With a live owner, a session is idle when nothing in the
 //! database says it is in use: no `running` status, no lifecycle run, no
-//! queued input, and no write for [`QUIET_MS`]. A doctor maintenance owns
+//! queued input, and no write for [`QUIET_MS`] (less when the caller knows
+//! the latest write was its own: a chat command editing its own session
+//! runs while its command message has just been written). A doctor
+//! maintenance owns
 //! the whole database: nothing is idle then. Idle is checked before the
 //! edit and again inside its write transaction.
 
@@ -141,12 +144,14 @@ pub fn state_owner(state_dir: &Path) -> Option<StateOwner> {
 }
 
 /// Why a session is not idle, or `None` when it is (see the module doc).
-/// `owner` is the state dir's live owner, if any.
+/// `owner` is the state dir's live owner, if any; `quiet_ms` how long the
+/// session must have gone unwritten while it runs.
 pub fn session_activity(
     conn: &Connection,
     session_id: &str,
     owner: Option<&StateOwner>,
     now_ms: i64,
+    quiet_ms: i64,
 ) -> Result<Option<String>> {
     if let Some(o) = owner.filter(|o| o.is_maintenance()) {
         return Ok(Some(format!("{} is working on the database", o.describe())));
@@ -211,10 +216,10 @@ pub fn session_activity(
         return Ok(Some(format!("{} message(s) wait to be answered", m.queued)));
     }
     let last = m.transcript_updated.into_iter().chain(m.node_updated).max();
-    if last.is_some_and(|t| t <= now_ms && now_ms - t < QUIET_MS) {
+    if last.is_some_and(|t| t <= now_ms && now_ms - t < quiet_ms) {
         return Ok(Some(format!(
             "it was written less than {} s ago",
-            QUIET_MS / 1000
+            quiet_ms as f64 / 1000.0
         )));
     }
     Ok(None)

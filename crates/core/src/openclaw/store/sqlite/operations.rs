@@ -88,9 +88,10 @@ impl SqliteStore {
 
     /// Refuses with `E_SESSION_BUSY` when the session is not idle (see
     /// [`gateway`]).
-    fn require_idle(&self, conn: &Connection, t: &TranscriptSummary) -> Result<()> {
+    fn require_idle(&self, conn: &Connection, t: &TranscriptSummary, quiet_ms: i64) -> Result<()> {
         let owner = gateway::state_owner(&self.state_dir);
-        if let Some(why) = gateway::session_activity(conn, &t.session_id, owner.as_ref(), now_ms())?
+        if let Some(why) =
+            gateway::session_activity(conn, &t.session_id, owner.as_ref(), now_ms(), quiet_ms)?
         {
             return Err(Error::new(
                 ErrorCode::SessionBusy,
@@ -121,7 +122,7 @@ impl SqliteStore {
         // write's I/O hides behind the transform); an edit that turns out
         // to change nothing takes it back.
         if !req.dry_run {
-            self.require_idle(&conn, &target)?;
+            self.require_idle(&conn, &target, req.quiet_ms)?;
         }
         let (strip, backup) = std::thread::scope(|scope| {
             let backup = (!req.dry_run).then(|| scope.spawn(|| self.write_backup(&sid, &events)));
@@ -176,7 +177,7 @@ impl SqliteStore {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_error)?;
             recheck(&tx, &schema, &sid, &planned)?;
-            self.require_idle(&tx, &target)?;
+            self.require_idle(&tx, &target, req.quiet_ms)?;
             let lines: Vec<&[u8]> = events.lines().collect();
             let mut deleted = Vec::new();
             let mut updated = Vec::new();
@@ -228,7 +229,7 @@ impl SqliteStore {
             schema,
             _turn,
         } = self.connect()?;
-        self.require_idle(&conn, &target)?;
+        self.require_idle(&conn, &target, gateway::QUIET_MS)?;
         let mut replaced: Option<PathBuf> = None;
         let written = (|| -> Result<()> {
             let tx = conn
@@ -240,7 +241,7 @@ impl SqliteStore {
                     ..target.clone()
                 }));
             }
-            self.require_idle(&tx, &target)?;
+            self.require_idle(&tx, &target, gateway::QUIET_MS)?;
             let current = read_rows(&tx, &schema, &sid)?;
             replaced = Some(self.write_backup(&sid, &current)?);
             replace_all(&tx, &schema, &sid, &lines, now_ms())?;

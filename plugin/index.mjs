@@ -1,0 +1,354 @@
+// @ts-check
+// The OpenClaw plugin of openclaw-session-intel: agent tools that brief an
+// agent on a repository and its Claude Code sessions, the handoff across
+// /new and /reset, the /handoff and /clean chat commands, and `openclaw occ`.
+//
+// OpenClaw imports this module in every registration mode (CLI metadata,
+// discovery, the gateway), several times per process: `register` only
+// registers. The native addon is loaded on first use inside a handler.
+// Anything that may open the agent's SQLite transcript store runs in a
+// child `occ` process: the gateway has that database open with its own
+// SQLite, and a second SQLite library in one process would drop the
+// gateway's POSIX locks on it when it closed the file.
+
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** @typedef {import('openclaw/plugin-sdk/plugin-entry').OpenClawPluginApi} Api */
+/** @typedef {import('openclaw/plugin-sdk/plugin-entry').AnyAgentTool} AnyAgentTool */
+/** @typedef {import('openclaw/plugin-sdk/plugin-entry').OpenClawPluginToolContext} ToolContext */
+/** @typedef {import('openclaw/plugin-sdk/plugin-entry').PluginCommandContext} CommandContext */
+/** @typedef {{ code: string, message: string, hint: string | null }} CodedError */
+/**
+ * @typedef {object} PluginConfig
+ * @property {string} [claudeConfigDir]
+ * @property {'default' | 'aggressive' | 'extreme'} [defaultPreset]
+ * @property {number} [handoffExpiryHours]
+ * @property {{ capture?: boolean, offer?: boolean }} [hooks]
+ */
+
+export const PLUGIN_ID = 'openclaw-session-intel';
+const here = path.dirname(fileURLToPath(import.meta.url));
+const OCC = path.join(here, '..', 'bin', 'occ.mjs');
+const PRESETS = ['default', 'aggressive', 'extreme'];
+
+/** @type {typeof import('../index.js') | undefined} */
+let loaded;
+/** The addon, loaded on first use (never while OpenClaw only reads metadata). */
+const addon = () => (loaded ??= createRequire(import.meta.url)('../entry.js'));
+
+/** OpenClaw's state dir as the gateway's service was given it, once started. @type {string | undefined} */
+let serviceStateDir;
+const stateDir = () => serviceStateDir ?? process.env.OPENCLAW_STATE_DIR ?? undefined;
+
+/** @param {unknown} e @returns {CodedError} */
+function coded(e) {
+  const err = /** @type {{ code?: unknown, message?: unknown, hint?: unknown }} */ (e ?? {});
+  return {
+    code: typeof err.code === 'string' && err.code.startsWith('E_') ? err.code : 'E_INTERNAL',
+    message: typeof err.message === 'string' ? err.message : String(e),
+    hint: typeof err.hint === 'string' ? err.hint : null,
+  };
+}
+
+/** @param {CodedError} error */
+const describe = (error) => `${error.message}${error.hint ? `\nHint: ${error.hint}` : ''}`;
+
+/**
+ * Runs `occ <args> --json` with this Node and the addon beside this plugin.
+ * @param {string[]} args
+ * @returns {Promise<{ ok: true, value: any } | { ok: false, error: CodedError }>}
+ */
+function occ(args) {
+  const dir = stateDir();
+  const argv = [OCC, ...args, '--json', ...(dir ? ['--state-dir', dir] : [])];
+  return new Promise((resolve) => {
+    execFile(process.execPath, argv, { timeout: 120_000, maxBuffer: 256 * 2 ** 20, windowsHide: true }, (err, stdout, stderr) => {
+      if (!err) {
+        try {
+          return resolve({ ok: true, value: JSON.parse(stdout) });
+        } catch {
+          return resolve({ ok: false, error: { code: 'E_INTERNAL', message: `occ printed no JSON: ${stdout.slice(0, 200)}`, hint: null } });
+        }
+      }
+      const last = stderr.trim().split('\n').pop() ?? '';
+      try {
+        const { error } = JSON.parse(last);
+        if (error?.code) return resolve({ ok: false, error });
+      } catch {}
+      resolve({ ok: false, error: { code: 'E_INTERNAL', message: `occ failed (${err.killed ? 'timed out' : `exit ${err.code}`}): ${stderr.trim().slice(0, 500)}`, hint: null } });
+    });
+  });
+}
+
+/** @param {Api} api @returns {Required<Omit<PluginConfig, 'claudeConfigDir'>> & { claudeConfigDir?: string, hooks: { capture: boolean, offer: boolean } }} */
+function settings(api) {
+  const c = /** @type {PluginConfig} */ (api.pluginConfig ?? {});
+  return {
+    claudeConfigDir: c.claudeConfigDir,
+    defaultPreset: c.defaultPreset ?? 'default',
+    handoffExpiryHours: c.handoffExpiryHours ?? 24,
+    hooks: { capture: c.hooks?.capture ?? true, offer: c.hooks?.offer ?? true },
+  };
+}
+
+// ---------------------------------------------------------------- tools
+
+/**
+ * A tool result: the payload as JSON text for the model, and as details.
+ * @param {unknown} payload
+ */
+const toolOk = (payload) => ({ content: [{ type: /** @type {const} */ ('text'), text: JSON.stringify(payload, null, 2) }], details: payload });
+
+/**
+ * A failed call, returned rather than thrown so that the caller (the model,
+ * or a tools.invoke client) sees the addon's code and hint.
+ * @param {unknown} e
+ */
+function toolError(e) {
+  const error = coded(e);
+  return { content: [{ type: /** @type {const} */ ('text'), text: `Error ${error.code}: ${describe(error)}` }], details: { ok: false, error } };
+}
+
+/**
+ * The repository a tool was asked about: absolute, or relative to the
+ * agent's workspace; an existing directory.
+ * @param {unknown} raw
+ * @param {ToolContext} ctx
+ */
+function repositoryPath(raw, ctx) {
+  const invalid = (/** @type {string} */ message, /** @type {string} */ hint) => Object.assign(new Error(message), { code: 'E_INVALID_ARGUMENT', hint });
+  if (typeof raw !== 'string' || raw.trim() === '') throw invalid('repoPath must be a non-empty string', 'pass the repository folder, absolute or relative to the workspace');
+  if (raw.includes('\0')) throw invalid('repoPath contains a NUL character', 'pass a plain folder path');
+  const base = ctx.workspaceDir ?? process.cwd();
+  const resolved = path.resolve(base, raw.startsWith('~') ? path.join(os.homedir(), raw.slice(1)) : raw);
+  let stat;
+  try {
+    stat = fs.statSync(resolved);
+  } catch {
+    throw Object.assign(new Error(`no such folder: ${resolved}`), { code: 'E_REPO_NOT_FOUND', hint: 'check the path; relative paths are resolved against the agent workspace' });
+  }
+  if (!stat.isDirectory()) throw Object.assign(new Error(`not a folder: ${resolved}`), { code: 'E_REPO_NOT_FOUND', hint: 'pass the repository folder, not a file in it' });
+  return resolved;
+}
+
+const repoParam = { type: 'string', description: 'The repository folder: absolute, or relative to the agent workspace.' };
+
+/**
+ * @param {string} name
+ * @param {string} label
+ * @param {string} description
+ * @param {object} parameters
+ * @param {(params: any, ctx: ToolContext) => Promise<unknown>} run
+ * @returns {{ name: string, create: (ctx: ToolContext) => AnyAgentTool }}
+ */
+function tool(name, label, description, parameters, run) {
+  const create = (/** @type {ToolContext} */ ctx) => ({
+    name,
+    label,
+    description,
+    parameters: /** @type {any} */ ({ type: 'object', additionalProperties: false, ...parameters }),
+    async execute(/** @type {string} */ _toolCallId, /** @type {unknown} */ params) {
+      try {
+        return toolOk(await run(params ?? {}, ctx));
+      } catch (e) {
+        return toolError(e);
+      }
+    },
+  });
+  return { name, create };
+}
+
+/** @param {Api} api */
+function registerTools(api) {
+  const discovery = () => ({ claudeConfigDir: settings(api).claudeConfigDir, registryRoot: stateDir() });
+  const tools = [
+    tool('project_status', 'Project status',
+      'Brief yourself on a repository before working in it or spawning Claude Code: branch, head commit, uncommitted and staged changes, stashes, recent commits, the Claude Code sessions active and recent there, docs, and open pull requests.',
+      { properties: { repoPath: repoParam }, required: ['repoPath'] },
+      async ({ repoPath }, ctx) => {
+        const a = addon();
+        return a.projectStatusToolPayload(await a.gatherProjectStatus(repositoryPath(repoPath, ctx), ctx.agentId, discovery()));
+      }),
+    tool('claude_code_sessions', 'Claude Code sessions',
+      "A repository's Claude Code sessions, newest first: id, title or first prompt, when, turns, tokens and cost, whether one is running, and which ones this gateway spawned.",
+      { properties: { repoPath: repoParam, includeNative: { type: 'boolean', description: 'Include sessions OpenClaw did not spawn (default true).' } }, required: ['repoPath'] },
+      async ({ repoPath, includeNative }, ctx) => {
+        const a = addon();
+        return a.sessionListToolPayload(await a.discoverSessions(repositoryPath(repoPath, ctx), discovery()), { includeNative: includeNative ?? true });
+      }),
+    tool('select_session', 'Select a Claude Code session',
+      'Decide whether a task in a repository should resume an existing Claude Code session or start fresh (or wait for a running one), with the reason and the scores.',
+      { properties: { repoPath: repoParam, task: { type: 'string', description: 'The task, as you would give it to Claude Code.' }, label: { type: 'string', description: 'A session label, to keep parallel lines of work apart.' } }, required: ['repoPath', 'task'] },
+      async ({ repoPath, task, label }, ctx) => {
+        if (typeof task !== 'string' || task.trim() === '') throw Object.assign(new Error('task must be a non-empty string'), { code: 'E_INVALID_ARGUMENT', hint: 'describe the task' });
+        const a = addon();
+        const repo = repositoryPath(repoPath, ctx);
+        const agentId = ctx.agentId ?? 'main';
+        const status = await a.gatherProjectStatus(repo, agentId, discovery());
+        return a.selectSession(task, repo, agentId, status, label);
+      }),
+    tool('handoff_status', 'Handoff status',
+      'What was captured when your session was last reset (/new or /reset): the summary, whether it will be offered to your next session, and when it expires.',
+      { properties: {} },
+      async (_params, ctx) => {
+        const r = await occ(['handoff', 'status', '--agent', ctx.agentId ?? 'main']);
+        if (!r.ok) throw r.error;
+        return r.value;
+      }),
+  ];
+  for (const { name, create } of tools) api.registerTool(create, { name });
+}
+
+// ---------------------------------------------------------------- hooks
+
+/** @param {Api} api */
+function registerHooks(api) {
+  api.registerHook(['command:new', 'command:reset'], async (event) => {
+    const config = settings(api);
+    if (!config.hooks.capture) return;
+    const context = /** @type {Record<string, any>} */ (event.context ?? {});
+    const agentId = context.agentId ?? 'main';
+    const sessionId = context.previousSessionEntry?.sessionId ?? context.sessionEntry?.sessionId;
+    const r = await occ(['handoff', 'capture', ...(sessionId ? [sessionId] : []), '--trigger', `command:${event.action}`, '--agent', agentId]);
+    if (r.ok) api.logger.info(`${PLUGIN_ID}: handoff captured from ${r.value.previousSessionId} on ${event.type}:${event.action}`);
+    else api.logger.warn(`${PLUGIN_ID}: no handoff captured on ${event.type}:${event.action} (${r.error.code}: ${r.error.message})`);
+  }, { name: `${PLUGIN_ID}-handoff-capture`, description: 'Captures where the session left off before /new or /reset hides it.' });
+
+  api.registerHook('agent:bootstrap', async (event) => {
+    const config = settings(api);
+    if (!config.hooks.offer) return;
+    const context = /** @type {Record<string, any>} */ (event.context ?? {});
+    if (!Array.isArray(context.bootstrapFiles)) return;
+    const agentId = context.agentId ?? 'main';
+    try {
+      const a = addon();
+      const state = await a.checkForHandoff({ agentId, stateDir: stateDir(), expiryHours: config.handoffExpiryHours });
+      if (!state) return;
+      const root = stateDir() ?? path.join(os.homedir(), '.openclaw');
+      context.bootstrapFiles.push({ name: 'HANDOFF.md', path: path.join(root, 'agents', agentId, 'handoff', 'session-state.json'), content: a.renderHandoffContext(state), missing: false });
+      api.logger.info(`${PLUGIN_ID}: handoff from ${state.previousSessionId} offered to agent ${agentId}`);
+    } catch (e) {
+      api.logger.warn(`${PLUGIN_ID}: no handoff offered (${describe(coded(e))})`);
+    }
+  }, { name: `${PLUGIN_ID}-handoff-offer`, description: 'Offers the captured handoff to the next session, once, as HANDOFF.md.' });
+}
+
+// ---------------------------------------------------------------- commands
+
+const kb = (/** @type {number} */ n) => `${(n / 1024).toFixed(n < 10240 ? 1 : 0)} KB`;
+
+/** @param {any} h */
+function handoffLines(h) {
+  const st = h.state;
+  if (!st) return `No handoff${h.reason && h.reason !== 'no handoff captured' ? ` (${h.reason})` : ''}.`;
+  return [
+    `Handoff from ${st.previousSessionId} (${h.offerable ? 'will be offered to the next session' : h.reason}), expires ${st.expiresAt}`,
+    `Last topic: ${st.summary.lastTopic || '(none)'}`,
+    ...st.summary.inProgress.map((/** @type {string} */ t) => `In progress: ${t}`),
+    ...st.summary.blockers.map((/** @type {string} */ b) => `Blocker: ${b}`),
+    `Next step: ${st.summary.nextStep || '(none)'}`,
+  ].join('\n');
+}
+
+/** @param {Api} api */
+function registerCommands(api) {
+  api.registerCommand({
+    name: 'handoff',
+    description: 'Handoff across /new and /reset: /handoff [status|resume|clear|capture]',
+    acceptsArgs: true,
+    async handler(ctx) {
+      const agentId = ctx.agentId ?? 'main';
+      const [sub = 'status', ...extra] = (ctx.args ?? '').trim().split(/\s+/).filter(Boolean);
+      if (extra.length) return { text: `/handoff ${sub} takes no arguments.` };
+      try {
+        if (sub === 'status') {
+          const r = await occ(['handoff', 'status', '--agent', agentId]);
+          return { text: r.ok ? handoffLines(r.value) : `Handoff status unavailable: ${describe(r.error)}` };
+        }
+        if (sub === 'capture') {
+          const r = await occ(['handoff', 'capture', ...(ctx.sessionId ? [ctx.sessionId] : []), '--trigger', 'manual', '--agent', agentId]);
+          return { text: r.ok ? `Handoff captured from ${r.value.previousSessionId}: ${r.value.summary.lastTopic || 'no topic found'}.` : `Nothing captured: ${describe(r.error)}` };
+        }
+        const a = addon();
+        const options = { agentId, stateDir: stateDir(), expiryHours: settings(api).handoffExpiryHours };
+        if (sub === 'resume') {
+          const state = await a.checkForHandoff({ ...options, force: true });
+          return { text: state ? a.renderHandoffContext(state) : 'No handoff to resume.' };
+        }
+        if (sub === 'clear') return { text: (await a.clearHandoff(options)).cleared ? 'Handoff cleared.' : 'No handoff to clear.' };
+        return { text: `Unknown /handoff ${sub}: use status, resume, clear or capture.` };
+      } catch (e) {
+        return { text: `/handoff ${sub} failed: ${describe(coded(e))}` };
+      }
+    },
+  });
+
+  api.registerCommand({
+    name: 'clean',
+    description: 'Strip old tool calls from this session to free context: /clean [default|aggressive|extreme] [--dry-run]',
+    acceptsArgs: true,
+    async handler(ctx) {
+      const words = (ctx.args ?? '').trim().split(/\s+/).filter(Boolean);
+      const dryRun = words.includes('--dry-run');
+      const rest = words.filter((w) => w !== '--dry-run');
+      const preset = rest[0] ?? settings(api).defaultPreset;
+      if (rest.length > 1 || !PRESETS.includes(preset)) return { text: `Usage: /clean [${PRESETS.join('|')}] [--dry-run]` };
+      if (!ctx.sessionId) return { text: 'No session to clean here.' };
+      // The command's own message was written a moment ago: the quiet
+      // period is waived, every other sign of a turn in progress still
+      // refuses the edit.
+      const r = await occ(['edit', ctx.sessionId, `--strip-tools=${preset}`, '--agent', ctx.agentId ?? 'main', '--quiet-ms', '0', ...(dryRun ? ['--dry-run'] : [])]);
+      if (!r.ok) {
+        if (r.error.code === 'E_SESSION_BUSY' || r.error.code === 'E_CONCURRENT_MODIFICATION') return { text: `Not cleaned now: ${r.error.message} Try again when the current turn has finished.` };
+        return { text: `Not cleaned: ${describe(r.error)}` };
+      }
+      const s = r.value.statistics;
+      if (!r.value.changed) return { text: `Nothing to strip with the ${preset} preset (${s.toolCallsOriginal} tool calls, all recent enough to keep).` };
+      const what = `${s.toolCallsRemoved} tool call(s) removed, ${s.toolCallsTruncated} truncated, ${s.toolCallsPreserved} kept; ${kb(s.sizeOriginal)} → ${kb(s.sizeAfter)} (-${s.reductionPercent}%)`;
+      return { text: dryRun ? `Dry run, nothing changed: ${what}.` : `Cleaned (${preset}): ${what}. Undo: openclaw occ restore ${r.value.sessionId}` };
+    },
+  });
+}
+
+// ---------------------------------------------------------------- CLI
+
+/** @param {Api} api */
+function registerCli(api) {
+  api.registerCli(({ program }) => {
+    program
+      .command('occ')
+      .description('The occ commands: clean, inspect, export and restore transcripts; handoff; Claude Code sessions (openclaw occ --help)')
+      .helpOption(false)
+      .allowUnknownOption(true)
+      .allowExcessArguments(true)
+      .argument('[args...]')
+      .action(async (/** @type {string[]} */ args) => {
+        const child = spawn(process.execPath, [OCC, ...args], { stdio: 'inherit', windowsHide: true });
+        process.exitCode = await new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+      });
+  }, { descriptors: [{ name: 'occ', description: 'Clean and inspect agent transcripts, handoff, Claude Code sessions', hasSubcommands: true }] });
+}
+
+export default {
+  id: PLUGIN_ID,
+  name: 'Session Intel',
+  description: "Brief agents on a repository and its Claude Code sessions, pick resume or fresh, carry work across /new and /reset, and clean an agent's own context.",
+  /** @param {Api} api */
+  register(api) {
+    registerTools(api);
+    registerHooks(api);
+    registerCommands(api);
+    registerCli(api);
+    api.registerService({
+      id: PLUGIN_ID,
+      start(ctx) {
+        serviceStateDir = ctx.stateDir;
+      },
+    });
+  },
+};
