@@ -36,7 +36,7 @@ export declare function buildWakeMessage(options: WakeMessageOptions): string
 export declare function bumpHistoryEpoch(conversationId: string, agentId: string, options?: PinStoreOptions | undefined | null): Promise<number>
 
 /**
- * Captures where the agent's session left off (seed 003 §4.1): its last
+ * Captures where the agent's session left off: its last
  * messages, their patterns and a summary (from `summarize` when given and
  * it answers in time, derived otherwise), written atomically to
  * `handoff/session-state.json`, a snapshot and the day's pattern file.
@@ -72,7 +72,7 @@ export interface CaptureHandoffOptions {
 }
 
 /**
- * The seed's `checkForHandoff`: the handoff when one is available, not
+ * The original design's `checkForHandoff`: the handoff when one is available, not
  * expired and not offered in the last 5 minutes (unless `force`), marked
  * offered; `null` otherwise. Prunes expired snapshots and pattern files.
  */
@@ -173,7 +173,7 @@ export interface CloneResult {
   statistics: CloneStatistics
 }
 
-/** The seed's clone statistics. */
+/** The original design's clone statistics. */
 export interface CloneStatistics {
   messagesOriginal: number
   messagesCloned: number
@@ -355,7 +355,7 @@ export interface EditResult {
   turns: Array<TurnAnalysis>
 }
 
-/** The seed's edit statistics. */
+/** The original design's edit statistics. */
 export interface EditStatistics {
   messagesOriginal: number
   messagesAfter: number
@@ -561,7 +561,7 @@ export declare function parseJsonlHeader(filePath: string): Promise<JsonlHeader>
  */
 export declare function parseOriginMarker(text: string): Record<string, string> | undefined
 
-/** A pattern of a captured message (the seed's `PatternNote`). */
+/** A pattern of a captured message (the original design's `PatternNote`). */
 export interface PatternNote {
   /** Stable for one message and type. */
   id: string
@@ -759,7 +759,7 @@ export interface RelevancePrompt {
   timeoutMs: number
 }
 
-/** The seed's "Previous Session Context" markdown block. */
+/** The original design's "Previous Session Context" markdown block. */
 export declare function renderHandoffContext(state: HandoffContextSource): string
 
 /**
@@ -777,7 +777,7 @@ export declare function repoPathToSlug(repoPath: string): string
 export declare function resolveHookSettings(registry: object, agentId: string): HookSettings
 
 /**
- * Whether this turn resumes, and with which id: every guard of seed 002
+ * Whether this turn resumes, and with which id: every guard of the resume design
  * (capability, force-fresh, prior turn, pin, agent switch, retired, history
  * epoch, same work dir on disk, runtime, model, transcript still there).
  * `--resume` and skipping the transcript come from this one decision.
@@ -1005,7 +1005,7 @@ export interface SessionSelectionOptions {
 }
 
 /**
- * `handoff/session-state.json`: the seed's `SessionState` plus where it
+ * `handoff/session-state.json`: the original design's `SessionState` plus where it
  * was captured from and how the summary was made.
  */
 export interface SessionState {

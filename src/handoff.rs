@@ -1,4 +1,4 @@
-//! Session handoff (seed 003): patterns, capture, offer, status.
+//! Session handoff: patterns, capture, offer, status.
 
 use crate::error::{coded_error, CoreTask};
 use chrono::{DateTime, Utc};
@@ -49,7 +49,7 @@ pub struct HandoffSummary {
     pub next_step: String,
 }
 
-/// A pattern of a captured message (the seed's `PatternNote`).
+/// A pattern of a captured message (the original design's `PatternNote`).
 #[napi(object)]
 pub struct PatternNote {
     /// Stable for one message and type.
@@ -68,7 +68,7 @@ pub struct PatternNote {
     pub resolved: Option<bool>,
 }
 
-/// `handoff/session-state.json`: the seed's `SessionState` plus where it
+/// `handoff/session-state.json`: the original design's `SessionState` plus where it
 /// was captured from and how the summary was made.
 #[napi(object, use_nullable = true)]
 pub struct SessionState {
@@ -307,7 +307,7 @@ fn handoff_dir(o: &HandoffOptions) -> store::HandoffDir {
     store::HandoffDir::of(&state, &o.agent_id)
 }
 
-/// Captures where the agent's session left off (seed 003 §4.1): its last
+/// Captures where the agent's session left off: its last
 /// messages, their patterns and a summary (from `summarize` when given and
 /// it answers in time, derived otherwise), written atomically to
 /// `handoff/session-state.json`, a snapshot and the day's pattern file.
@@ -346,7 +346,7 @@ pub fn capture_handoff<'env>(
     })
 }
 
-/// The seed's `checkForHandoff`: the handoff when one is available, not
+/// The original design's `checkForHandoff`: the handoff when one is available, not
 /// expired and not offered in the last 5 minutes (unless `force`), marked
 /// offered; `null` otherwise. Prunes expired snapshots and pattern files.
 #[napi(catch_unwind, ts_return_type = "Promise<SessionState | null>")]
@@ -363,7 +363,7 @@ pub fn check_for_handoff(
     ))
 }
 
-/// The seed's "Previous Session Context" markdown block.
+/// The original design's "Previous Session Context" markdown block.
 #[napi(catch_unwind)]
 pub fn render_handoff_context(state: HandoffContextSource) -> String {
     let s = state.summary;

@@ -1,5 +1,5 @@
 //! Payloads of the MCP bridge tools `openclaw_project_status` and
-//! `openclaw_session_list` (seed 000 §5).
+//! `openclaw_session_list`.
 
 use crate::claude_code::DiscoveredSession;
 use crate::project_status::{ProjectCommit, ProjectStatus};

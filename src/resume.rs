@@ -142,7 +142,7 @@ pub fn pin_session(options: PinSessionOptions) -> AsyncTask<CoreTask<pins::PinOu
     ))
 }
 
-/// Whether this turn resumes, and with which id: every guard of seed 002
+/// Whether this turn resumes, and with which id: every guard of the resume design
 /// (capability, force-fresh, prior turn, pin, agent switch, retired, history
 /// epoch, same work dir on disk, runtime, model, transcript still there).
 /// `--resume` and skipping the transcript come from this one decision.

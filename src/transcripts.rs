@@ -223,7 +223,7 @@ pub struct EditOptions {
     pub quiet_ms: Option<u32>,
 }
 
-/// The seed's edit statistics.
+/// The original design's edit statistics.
 #[napi(object)]
 pub struct EditStatistics {
     pub messages_original: u32,
@@ -435,7 +435,7 @@ pub struct CloneOptions {
     pub no_register: Option<bool>,
 }
 
-/// The seed's clone statistics.
+/// The original design's clone statistics.
 #[napi(object)]
 pub struct CloneStatistics {
     pub messages_original: u32,
