@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import { root, fixtures, tempDir, writeSession, userLine, assistantLine, jsonl } from '../helpers.mjs';
+import { addon, root, fixtures, tempDir, writeSession, userLine, assistantLine, jsonl } from '../helpers.mjs';
+import { processAlive } from './process.mjs';
 import { run, startRegistry } from '../install/registry.mjs';
 import { node24, openclaw, openclawCli, openclawEnv } from './env.mjs';
 
@@ -91,16 +92,21 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   // A repository with a Claude Code session, for the tools.
   const repo = path.join(scratch, 'repo');
   fs.mkdirSync(repo);
-  const git = (...args) => execFileSync('git', ['-c', 'init.defaultBranch=main', '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, stdio: 'pipe' });
+  // Dates far enough back that "… ago" reads the same in the gateway and here.
+  const when = '2026-01-05T10:00:00Z';
+  const git = (...args) => execFileSync('git', ['-c', 'init.defaultBranch=main', '-c', 'user.name=t', '-c', 'user.email=t@t', ...args],
+    { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when } });
   git('init', '-q');
   fs.writeFileSync(path.join(repo, 'README.md'), '# demo\n');
   git('add', '.');
   git('commit', '-qm', 'First commit');
   const cc = '11111111-2222-4333-8444-555555555555';
-  writeSession(path.join(home, '.claude'), repo, cc, jsonl([
+  const ccFile = writeSession(path.join(home, '.claude'), repo, cc, jsonl([
     userLine(cc, 'Add a webhook handler', { cwd: repo }),
     assistantLine(cc, 'msg_1', { input_tokens: 10, output_tokens: 20 }, { cwd: repo }),
   ]));
+  const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
+  fs.utimesSync(ccFile, threeDaysAgo, threeDaysAgo);
 
   // 3. The gateway.
   gateway = spawn(node24(), [path.join(openclaw(VERSION), 'openclaw.mjs'), 'gateway', 'run', '--allow-unconfigured', '--auth', 'token', '--port', String(port), '--bind', 'loopback'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -131,19 +137,26 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
     .flatMap((m) => (m.role === 'assistant' && Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'toolCall').length;
 
   // Tools: results an agent can read, coded errors returned (not thrown).
+  // What the addon answers called directly, with the gateway's settings.
+  const direct = { claudeConfigDir: path.join(home, '.claude'), registryRoot: state };
   const status = invoke('project_status', { repoPath: repo });
   assert.equal(status.ok, true);
+  assert.deepEqual(status.output.details, addon.projectStatusToolPayload(await addon.gatherProjectStatus(repo, 'main', direct)));
   assert.equal(status.output.details.branch, 'main');
   assert.match(status.output.details.headCommit, /First commit/);
   assert.deepEqual(JSON.parse(status.output.content[0].text), status.output.details);
+  assert.deepEqual(invoke('project_status', { repoPath: path.relative(path.join(state, 'workspace'), repo) }).output.details, status.output.details, 'relative to the workspace');
   const missing = invoke('project_status', { repoPath: path.join(scratch, 'nowhere') });
   assert.equal(missing.output.details.error.code, 'E_REPO_NOT_FOUND');
   assert.match(missing.output.content[0].text, /^Error E_REPO_NOT_FOUND: .*\nHint: /);
   assert.equal(invoke('project_status', {}).output.details.error.code, 'E_INVALID_ARGUMENT');
   const sessions = invoke('claude_code_sessions', { repoPath: repo }).output.details;
+  assert.deepEqual(sessions, addon.sessionListToolPayload(await addon.discoverSessions(repo, direct), { includeNative: true }));
   assert.equal(sessions.total, 1);
   assert.equal(sessions.sessions[0].sessionId, cc);
   const selection = invoke('select_session', { repoPath: repo, task: 'Add a webhook handler for payments' }).output.details;
+  const task = 'Add a webhook handler for payments';
+  assert.deepEqual(selection, await addon.selectSession(task, repo, 'main', await addon.gatherProjectStatus(repo, 'main', direct)));
   assert.ok(['resume', 'fresh', 'queue'].includes(selection.action), JSON.stringify(selection));
   assert.equal(typeof selection.reason, 'string');
   assert.equal(invoke('handoff_status', {}).output.details.state, null);
@@ -165,6 +178,11 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   call('sessions.reset', { key: 'synthetic-tools', reason: 'reset' });
   const handoff = invoke('handoff_status', {}).output.details;
   assert.equal(handoff.state?.previousSessionId, SYNTH, JSON.stringify(handoff));
+  const stateFile = JSON.parse(fs.readFileSync(path.join(handoff.dir, 'session-state.json'), 'utf8'));
+  assert.equal(stateFile.previousSessionId, SYNTH, 'the handoff state file names the session');
+  const { expiresInMs: _a, ...viaTool } = handoff;
+  const { expiresInMs: _b, ...viaAddon } = await addon.handoffStatus({ agentId: 'main', stateDir: state, expiryHours: 48 });
+  assert.deepEqual(viaTool, viaAddon);
   assert.equal(handoff.offerable, true);
   assert.match(handoff.state.trigger, /reset/);
   assert.equal(handoff.state.transcriptStore, 'sqlite');
@@ -173,6 +191,7 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   assert.match(await chat('/handoff status'), /^Handoff from 6513270e.*will be offered/);
   const context = await chat('/context detail');
   assert.match(context, /HANDOFF\.md/, context);
+  assert.doesNotMatch(await chat('/context detail'), /HANDOFF\.md/, 'offered once, not twice');
   const offered = invoke('handoff_status', {}).output.details;
   assert.equal(offered.offerable, false, 'offered once: not again at the next bootstrap');
   assert.ok(offered.state.resumeOfferedAt);
@@ -184,7 +203,32 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   const copies = fs.readFileSync(`/proc/${gateway.pid}/maps`, 'utf8').split('\n').filter((l) => l.includes(`${pkg.napi.binaryName}.${platformName}.node`));
   assert.ok(new Set(copies.map((l) => l.split(/\s+/).slice(5).join(' '))).size >= 1);
   assert.equal(invoke('project_status', { repoPath: repo }).output.details.branch, 'main');
+  // A second install of a newer pack swaps it in live.
+  const newer = path.join(tempDir('osi-plug-newer-'), 'package');
+  fs.mkdirSync(newer);
+  for (const f of packed.files.map((x) => x.path)) {
+    fs.mkdirSync(path.dirname(path.join(newer, f)), { recursive: true });
+    fs.copyFileSync(path.join(root, f), path.join(newer, f));
+  }
+  const bump = (f) => fs.writeFileSync(path.join(newer, f), JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(newer, f), 'utf8')), version: '0.1.1-test' }, null, 2));
+  bump('package.json');
+  bump('openclaw.plugin.json');
+  const newerTgz = path.join(packDir, JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], { cwd: newer }).stdout)[0].filename);
+  const swapped = cli(['plugins', 'install', `npm-pack:${newerTgz}`, '--force', '--accept-capabilities']);
+  assert.match(swapped.stdout + swapped.stderr, /Applied in Gateway generation \d+/);
+  assert.equal(json(cli(['plugins', 'inspect', ID, '--runtime', '--json']).stdout).plugin.version, '0.1.1-test');
+  assert.equal(invoke('claude_code_sessions', { repoPath: repo }).output.details.total, 1);
+  assert.equal(call('health', {}).ok, true);
   assert.doesNotMatch(log, /Error: .*session-intel|TypeError|panicked/);
+
+  // Stopped, the gateway and every process it started are gone.
+  const brokers = [...log.matchAll(/spawn broker ready pid=(\d+)/g)].map((m) => Number(m[1]));
+  const exited = new Promise((ok) => gateway.on('exit', ok));
+  gateway.kill('SIGTERM');
+  await Promise.race([exited, new Promise((_, no) => setTimeout(() => no(new Error(`the gateway did not stop in 60 s:\n${log.slice(-2000)}`)), 60_000))]);
+  for (let i = 0; i < 50 && [gateway.pid, ...brokers].some(processAlive); i++) await new Promise((ok) => setTimeout(ok, 100));
+  assert.deepEqual([gateway.pid, ...brokers].filter(processAlive), [], 'nothing left running');
+  gateway = undefined;
 });
 
 test('the plugin type-checks against the OpenClaw plugin SDK it was built for (strict, checkJs)', () => {
