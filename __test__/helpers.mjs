@@ -5,12 +5,27 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const addon = createRequire(import.meta.url)(path.join(root, 'entry.js'));
 export const fixtures = path.join(root, 'fixtures', 'shared');
+/**
+ * Writes the agent database OpenClaw wrote for store schema 19, 21 or 23
+ * (fixtures; 21 is gzipped) into `state` for agent main; returns its path.
+ */
+export function writeSqliteStore(state, schema = 23) {
+  const db = path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
+  fs.mkdirSync(path.dirname(db), { recursive: true });
+  const bytes = schema === 21
+    ? zlib.gunzipSync(fs.readFileSync(path.join(root, 'fixtures', 'openclaw-sqlite-v21', 'agents', 'main', 'agent', 'openclaw-agent.sqlite.gz')))
+    : fs.readFileSync(path.join(fixtures, 'openclaw-sqlite', schema === 23 ? 'v23-2026.9.6' : 'v19-2026.8.2', 'agents', 'main', 'agent', 'openclaw-agent.sqlite'));
+  fs.writeFileSync(db, bytes, { mode: 0o600 });
+  return db;
+}
+
 /** POSIX permissions and shell scripts exist here (not on Windows). */
 export const posix = process.platform !== 'win32';
 /** Skips a test off POSIX, saying why. */

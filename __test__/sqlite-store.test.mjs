@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { addon, root, fixtures, tempDir, posix } from './helpers.mjs';
+import { addon, root, fixtures, tempDir, posix, writeSqliteStore } from './helpers.mjs';
 
 const SYNTH = '6513270e-269e-4d37-b2a7-4de452e6b438';
 const F8 = 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1';
@@ -17,13 +17,7 @@ const MAIN = '76cc5ab5-0425-4038-b41f-0af9f313d594';
 
 function store(schema = 23) {
   const state = path.join(tempDir('osi-sq-'), 'state');
-  const db = path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
-  fs.mkdirSync(path.dirname(db), { recursive: true });
-  const bytes = schema === 21
-    ? zlib.gunzipSync(fs.readFileSync(path.join(root, 'fixtures', 'openclaw-sqlite-v21', 'agents', 'main', 'agent', 'openclaw-agent.sqlite.gz')))
-    : fs.readFileSync(path.join(fixtures, 'openclaw-sqlite', schema === 23 ? 'v23-2026.9.6' : 'v19-2026.8.2', 'agents', 'main', 'agent', 'openclaw-agent.sqlite'));
-  fs.writeFileSync(db, bytes);
-  return { state, db };
+  return { state, db: writeSqliteStore(state, schema) };
 }
 const source = (id) => (id === SYNTH
   ? zlib.gunzipSync(fs.readFileSync(path.join(fixtures, 'openclaw-sqlite', 'inputs', `${SYNTH}.jsonl.gz`))).toString()
@@ -119,6 +113,13 @@ test('occ on a SQLite agent: list, info, edit, restore, export, exit codes', () 
   assert.equal(file.code, 0, file.stderr);
   assert.match(file.stdout, /33 events/);
   assert.equal(occ(['export', 'f8c3', '-o', path.join(dir, 'f8.jsonl'), '--state-dir', state]).code, 2, 'never overwrites');
+  // With --json an error is JSON too (the OpenClaw plugin reads it from a child occ).
+  const missing = occ(['info', 'ffff', '--json', '--state-dir', state]);
+  assert.equal(missing.code, 3);
+  const { error } = JSON.parse(missing.stderr.trim().split('\n').pop());
+  assert.equal(error.code, 'E_SESSION_NOT_FOUND');
+  assert.equal(typeof error.hint, 'string');
+  assert.equal(occ(['edit', '6513', '--strip-tools', '--quiet-ms', 'soon', '--state-dir', state]).code, 2, '--quiet-ms takes milliseconds');
   const edit = occ(['edit', '6513', '--strip-tools=extreme', '--json', '--state-dir', state]);
   assert.equal(edit.code, 0, edit.stderr);
   assert.equal(JSON.parse(edit.stdout).statistics.toolCallsRemoved, 99);

@@ -30,6 +30,14 @@ import { fileURLToPath } from 'node:url';
  * @property {number} [handoffExpiryHours]
  * @property {{ capture?: boolean, offer?: boolean }} [hooks]
  */
+/**
+ * The config with its defaults filled in.
+ * @typedef {object} Settings
+ * @property {string} [claudeConfigDir]
+ * @property {'default' | 'aggressive' | 'extreme'} defaultPreset
+ * @property {number} handoffExpiryHours
+ * @property {{ capture: boolean, offer: boolean }} hooks
+ */
 
 export const PLUGIN_ID = 'openclaw-session-intel';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -85,7 +93,7 @@ function occ(args) {
   });
 }
 
-/** @param {Api} api @returns {Required<Omit<PluginConfig, 'claudeConfigDir'>> & { claudeConfigDir?: string, hooks: { capture: boolean, offer: boolean } }} */
+/** @param {Api} api @returns {Settings} */
 function settings(api) {
   const c = /** @type {PluginConfig} */ (api.pluginConfig ?? {});
   return {

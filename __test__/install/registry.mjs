@@ -21,7 +21,8 @@ export function run(cmd, args, opts = {}) {
   return r;
 }
 
-function freePort() {
+/** A TCP port free on 127.0.0.1 at the time of the call. */
+export function freePort() {
   return new Promise((ok) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = s.address();

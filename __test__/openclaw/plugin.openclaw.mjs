@@ -8,12 +8,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import { addon, root, fixtures, tempDir, writeSession, userLine, assistantLine, jsonl } from '../helpers.mjs';
+import { addon, root, tempDir, writeSession, userLine, assistantLine, jsonl, writeSqliteStore } from '../helpers.mjs';
 import { processAlive } from './process.mjs';
-import { run, startRegistry } from '../install/registry.mjs';
+import { freePort, run, startRegistry } from '../install/registry.mjs';
 import { node24, openclaw, openclawCli, openclawEnv } from './env.mjs';
 
 const VERSION = '2026.9.6';
@@ -27,15 +26,6 @@ after(() => gateway?.kill('SIGKILL'));
 
 /** The JSON object an openclaw command printed (after any banner lines). */
 const json = (text) => JSON.parse(text.slice(text.indexOf('{')));
-
-function freePort() {
-  return new Promise((ok) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
 
 test('openclaw plugins install gives agents the tools, hooks and commands; they work in a live gateway', { timeout: 900_000 }, async () => {
   openclaw(VERSION);
@@ -83,9 +73,7 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   const none = cli(['occ', 'list'], { allowFailure: true });
   assert.equal(none.status, 3, none.stderr);
   // An agent store as OpenClaw 2026.9.6 wrote it, taken in by its doctor.
-  const db = path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
-  fs.mkdirSync(path.dirname(db), { recursive: true });
-  fs.copyFileSync(path.join(fixtures, 'openclaw-sqlite', 'v23-2026.9.6', 'agents', 'main', 'agent', 'openclaw-agent.sqlite'), db);
+  writeSqliteStore(state, 23);
   cli(['doctor', '--fix', '--non-interactive', '--yes']);
   assert.match(cli(['occ', 'list']).stdout, /^6513270e\s.*synthetic-tools/m);
 

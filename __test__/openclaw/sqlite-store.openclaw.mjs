@@ -11,8 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import { addon, root, fixtures, tempDir } from '../helpers.mjs';
+import { addon, root, tempDir, writeSqliteStore } from '../helpers.mjs';
 import { OPENCLAW, openclaw, openclawCli, openclawEnv, runNode24 } from './env.mjs';
 
 const SYNTH = { sessionId: '6513270e-269e-4d37-b2a7-4de452e6b438', sessionKey: 'agent:main:synthetic-tools' };
@@ -22,12 +21,7 @@ const SESSIONS = [SYNTH, F8];
 /** A scratch state dir holding a copy of the store `schema` as OpenClaw wrote it. */
 function store(schema) {
   const state = path.join(tempDir('osi-oc-'), 'state');
-  const db = path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
-  fs.mkdirSync(path.dirname(db), { recursive: true });
-  const bytes = schema === 21
-    ? zlib.gunzipSync(fs.readFileSync(path.join(root, 'fixtures', 'openclaw-sqlite-v21', 'agents', 'main', 'agent', 'openclaw-agent.sqlite.gz')))
-    : fs.readFileSync(path.join(fixtures, 'openclaw-sqlite', schema === 23 ? 'v23-2026.9.6' : 'v19-2026.8.2', 'agents', 'main', 'agent', 'openclaw-agent.sqlite'));
-  fs.writeFileSync(db, bytes, { mode: 0o600 });
+  writeSqliteStore(state, schema);
   return state;
 }
 

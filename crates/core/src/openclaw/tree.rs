@@ -30,6 +30,16 @@ pub enum Parent<'a> {
     Invalid,
 }
 
+impl<'a> Parent<'a> {
+    /// The parent id, when there is one.
+    fn id(self) -> Option<&'a str> {
+        match self {
+            Parent::Id(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
 /// The facts of one entry the tree needs.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TreeEntry<'a> {
@@ -74,6 +84,18 @@ struct Node<'a> {
     invalid: bool,
 }
 
+impl<'a> Node<'a> {
+    /// An entry of the transcript (not a leaf control).
+    fn entry(index: usize, parent: Option<&'a str>) -> Self {
+        Node {
+            index,
+            parent,
+            control: false,
+            invalid: false,
+        }
+    }
+}
+
 /// The indices of the entries on the active path, root first.
 pub fn active_path(entries: &[TreeEntry<'_>]) -> Vec<usize> {
     let is_header = |e: &TreeEntry<'_>| e.kind == Some("session");
@@ -104,10 +126,7 @@ pub fn active_path(entries: &[TreeEntry<'_>]) -> Vec<usize> {
                 Parent::Invalid => continue,
                 Parent::Absent => leaf,
                 Parent::Null | Parent::Id(_) => {
-                    let raw = match e.parent {
-                        Parent::Id(p) => Some(p),
-                        _ => None,
-                    };
+                    let raw = e.parent.id();
                     let outside_reset = reset_descendants
                         .as_ref()
                         .is_some_and(|d| raw.is_none_or(|p| !d.contains(p)));
@@ -122,15 +141,7 @@ pub fn active_path(entries: &[TreeEntry<'_>]) -> Vec<usize> {
             };
             let parent = resolve_controls(&nodes, parent);
             track_reset(&mut reset_descendants, kind, id, parent);
-            nodes.insert(
-                id,
-                Node {
-                    index,
-                    parent,
-                    control: false,
-                    invalid: false,
-                },
-            );
+            nodes.insert(id, Node::entry(index, parent));
             if !side {
                 leaf = Some(id);
             }
@@ -150,15 +161,11 @@ pub fn active_path(entries: &[TreeEntry<'_>]) -> Vec<usize> {
                 // An invalid control: a node with its raw parent, which
                 // moves neither the leaf nor the append point.
                 if let Some(id) = id {
-                    let parent = match e.parent {
-                        Parent::Id(p) => Some(p),
-                        _ => None,
-                    };
                     nodes.insert(
                         id,
                         Node {
                             index,
-                            parent,
+                            parent: e.parent.id(),
                             control: true,
                             invalid: true,
                         },
@@ -189,20 +196,9 @@ pub fn active_path(entries: &[TreeEntry<'_>]) -> Vec<usize> {
             leaf = target;
             cursor = append;
         } else if let (Some(id), Parent::Null | Parent::Id(_)) = (non_blank(e.id), e.parent) {
-            let parent = match e.parent {
-                Parent::Id(p) => Some(p),
-                _ => None,
-            };
+            let parent = e.parent.id();
             track_reset(&mut reset_descendants, kind, id, parent);
-            nodes.insert(
-                id,
-                Node {
-                    index,
-                    parent,
-                    control: false,
-                    invalid: false,
-                },
-            );
+            nodes.insert(id, Node::entry(index, parent));
             cursor = Some(id);
         }
     }

@@ -515,8 +515,9 @@ fn replace(
         let mut complete = whole_lines(&tail);
         if complete == 0 {
             match partial {
+                // A finished line without its newline: taken whole (and
+                // terminated below, like every carried line).
                 Some((len, since)) if len == now.len() && since.elapsed() >= STALLED => {
-                    tail.push(b'\n');
                     complete = tail.len();
                 }
                 Some((len, _)) if len == now.len() => {}
@@ -531,7 +532,7 @@ fn replace(
             body.push(b'\n');
             outcome.appended_lines_kept += 1;
         }
-        consumed += (complete as u64).min(now.len() - consumed);
+        consumed += complete as u64;
         if complete == tail.len() {
             continue;
         }
