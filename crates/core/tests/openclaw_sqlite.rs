@@ -383,6 +383,28 @@ fn dry_runs_and_edits_that_change_nothing_write_nothing() {
 }
 
 #[test]
+fn an_edit_whose_backup_cannot_be_written_changes_nothing() {
+    // The backup is written while the rows are changed; the commit waits
+    // for it, so a backup that fails rolls the edit back.
+    for v in VERSIONS {
+        let (_d, state) = store(v);
+        let backups = state.join("agents/main/session-intel-backups");
+        fs::write(&backups, b"a file where the backup folder goes").unwrap();
+        let before = digest(&state);
+        let err = open(&state)
+            .edit(&request(SYNTH, "extreme", false))
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::WriteFailed, "schema {v}: {err:?}");
+        assert_eq!(digest(&state), before, "schema {v}: nothing written");
+        assert_eq!(
+            fs::read(&backups).unwrap(),
+            b"a file where the backup folder goes"
+        );
+        checks_pass(&state);
+    }
+}
+
+#[test]
 fn restore_puts_the_session_back_and_can_be_undone() {
     for v in VERSIONS {
         let (_d, state) = store(v);

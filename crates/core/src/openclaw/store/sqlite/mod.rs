@@ -130,12 +130,16 @@ impl SqliteStore {
             .with_hint("check that the file is readable and writable by this user")
         })?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_error)?;
-        // Reads through a mapping rather than page by page; checkpoints are
+        // Reads through a mapping rather than page by page, and keeps an
+        // edit's dirty pages in memory until the commit (a small page cache
+        // spills them to the WAL mid-transaction, then writes them again);
+        // checkpoints are
         // left to OpenClaw, whose connections run them (wal_autocheckpoint,
         // a periodic one, and one on close): this connection only appends
         // its commit to the WAL.
         conn.execute_batch(
-            "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; PRAGMA wal_autocheckpoint = 0",
+            "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -262144; \
+             PRAGMA wal_autocheckpoint = 0",
         )
         .map_err(sql_error)?;
         conn.set_db_config(

@@ -8,7 +8,7 @@
 use super::super::jsonl::{
     cloned_transcript, export_events, no_backup, validate_backup, write_new_file,
 };
-use super::write::{apply_edit, replace_all, RowUpdate};
+use super::write::{apply_edit, replace_all, DeletedRun, RowUpdate};
 use super::{fence, is_cold, read_rows, sql_error, Connected, Fence, SqliteStore};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::write_atomic;
@@ -118,21 +118,17 @@ impl SqliteStore {
                 ..target
             }));
         }
-        // The backup is written while the plan is made (two cores: the
-        // write's I/O hides behind the transform); an edit that turns out
-        // to change nothing takes it back.
         if !req.dry_run {
             self.require_idle(&conn, &target, req.quiet_ms)?;
         }
-        let (strip, backup) = std::thread::scope(|scope| {
+        // The backup is written while the plan is made and applied (two
+        // cores: its I/O hides behind the transform and the row writes); the
+        // commit waits for it, and an edit that fails or turns out to change
+        // nothing takes it back.
+        std::thread::scope(|scope| {
             let backup = (!req.dry_run).then(|| scope.spawn(|| self.write_backup(&sid, &events)));
-            let strip = strip_tools(
-                events.bytes(),
-                req.keep_turns_with_tools,
-                req.truncate_percent,
-            );
-            let backup = backup
-                .map(|b| {
+            let backup_written = || {
+                backup.map(|b| {
                     b.join().unwrap_or_else(|_| {
                         Err(Error::new(
                             ErrorCode::Internal,
@@ -140,73 +136,65 @@ impl SqliteStore {
                         ))
                     })
                 })
-                .transpose();
-            (strip, backup)
-        });
-        let (strip, backup) = match (strip, backup) {
-            (Ok(strip), Ok(backup)) => (strip, backup),
-            (strip, backup) => {
-                if let Ok(Some(path)) = &backup {
-                    let _ = fs::remove_file(path);
+            };
+            let strip = match strip_tools(
+                events.bytes(),
+                req.keep_turns_with_tools,
+                req.truncate_percent,
+            ) {
+                Ok(strip) => strip,
+                Err(e) => {
+                    discard(backup_written());
+                    return Err(e);
                 }
-                return Err(strip.err().or(backup.err()).expect("one of them failed"));
-            }
-        };
-        let mut outcome = EditOutcome {
-            session_id: sid.clone(),
-            path: self.db.clone(),
-            backup_path: None,
-            changed: strip.changes_anything(),
-            dry_run: req.dry_run,
-            size_original: events.bytes().len() as u64,
-            size_after: strip.size_after,
-            appended_lines_kept: 0,
-            strip,
-        };
-        let backup = match backup {
-            Some(path) if outcome.changed => path,
-            unused => {
-                if let Some(path) = unused {
-                    let _ = fs::remove_file(path);
-                }
+            };
+            let mut outcome = EditOutcome {
+                session_id: sid.clone(),
+                path: self.db.clone(),
+                backup_path: None,
+                changed: strip.changes_anything(),
+                dry_run: req.dry_run,
+                size_original: events.bytes().len() as u64,
+                size_after: strip.size_after,
+                appended_lines_kept: 0,
+                strip,
+            };
+            if req.dry_run || !outcome.changed {
+                discard(backup_written());
                 return Ok(outcome);
             }
-        };
-        let written = (|| -> Result<()> {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(sql_error)?;
-            recheck(&tx, &schema, &sid, &planned)?;
-            self.require_idle(&tx, &target, req.quiet_ms)?;
-            let lines: Vec<&[u8]> = events.lines().collect();
-            let mut deleted = Vec::new();
-            let mut updated = Vec::new();
-            for (i, edit) in outcome.strip.edits.iter().enumerate() {
-                let Some(&seq) = events.seqs().get(i) else {
-                    continue; // the empty line after the last newline
-                };
-                match edit {
-                    LineEdit::Keep => {}
-                    LineEdit::Delete => deleted.push(seq),
-                    LineEdit::Replace(json) => updated.push(RowUpdate { seq, json }),
+                .map_err(sql_error);
+            let written = tx.and_then(|tx| {
+                recheck(&tx, &schema, &sid, &planned)?;
+                self.require_idle(&tx, &target, req.quiet_ms)?;
+                let (deleted, updated) = row_changes(&events, &outcome.strip.edits);
+                apply_edit(&tx, &schema, &sid, &deleted, &updated, now_ms())?;
+                verify(&tx)?;
+                Ok(tx)
+            });
+            let backup = backup_written().expect("a real edit writes a backup");
+            match (written, backup) {
+                (Ok(tx), Ok(path)) => match tx.commit() {
+                    Ok(()) => {
+                        outcome.backup_path = Some(path);
+                        rotate(&self.backup_base(&sid), req.backups_to_keep);
+                        Ok(outcome)
+                    }
+                    Err(e) => {
+                        let _ = fs::remove_file(path);
+                        Err(sql_error(e))
+                    }
+                },
+                // Dropping the transaction rolls it back.
+                (Ok(_rolled_back), Err(e)) => Err(e),
+                (Err(e), backup) => {
+                    discard(Some(backup));
+                    Err(e)
                 }
             }
-            debug_assert_eq!(lines.len(), events.seqs().len() + 1);
-            apply_edit(&tx, &schema, &sid, &deleted, &updated, now_ms())?;
-            verify(&tx)?;
-            tx.commit().map_err(sql_error)
-        })();
-        match written {
-            Ok(()) => {
-                outcome.backup_path = Some(backup);
-                rotate(&self.backup_base(&sid), req.backups_to_keep);
-                Ok(outcome)
-            }
-            Err(e) => {
-                let _ = fs::remove_file(&backup);
-                Err(e)
-            }
-        }
+        })
     }
 
     /// Puts the session's newest backup back, the way OpenClaw's own full
@@ -342,6 +330,44 @@ fn refuse_sessions_dir(path: &Path) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Removes a backup that an edit did not use.
+fn discard(backup: Option<Result<PathBuf>>) {
+    if let Some(Ok(path)) = backup {
+        let _ = fs::remove_file(path);
+    }
+}
+
+/// The rows an edit changes: deleted rows as runs of neighbouring events
+/// (one statement each), and the rewritten ones.
+fn row_changes<'a>(
+    events: &Events,
+    edits: &'a [LineEdit],
+) -> (Vec<DeletedRun>, Vec<RowUpdate<'a>>) {
+    let seqs = events.seqs();
+    let mut deleted: Vec<DeletedRun> = Vec::new();
+    let mut updated = Vec::new();
+    let mut previous_deleted = false;
+    // `edits` has one more entry than there are rows: the empty line after
+    // the last newline.
+    for (edit, &seq) in edits.iter().zip(seqs) {
+        match (edit, deleted.last_mut()) {
+            (LineEdit::Delete, Some(run)) if previous_deleted => {
+                run.last_seq = seq;
+                run.rows += 1;
+            }
+            (LineEdit::Delete, _) => deleted.push(DeletedRun {
+                first_seq: seq,
+                last_seq: seq,
+                rows: 1,
+            }),
+            (LineEdit::Replace(json), _) => updated.push(RowUpdate { seq, json }),
+            (LineEdit::Keep, _) => {}
+        }
+        previous_deleted = matches!(edit, LineEdit::Delete);
+    }
+    (deleted, updated)
 }
 
 /// Inside the write transaction: the session still exists, is not cold,

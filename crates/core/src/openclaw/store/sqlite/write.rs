@@ -29,6 +29,14 @@ pub struct RowUpdate<'a> {
     pub json: &'a [u8],
 }
 
+/// Neighbouring rows to delete: every row of the session with a `seq` from
+/// `first_seq` to `last_seq`, which were `rows` rows when the plan was made.
+pub struct DeletedRun {
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub rows: usize,
+}
+
 /// The identity facts of an event, as OpenClaw derives them
 /// (`readTranscriptEventIdentity`): only events with a non-blank string id
 /// have one.
@@ -94,21 +102,23 @@ pub fn apply_edit(
     conn: &Connection,
     schema: &Schema,
     session_id: &str,
-    deleted: &[i64],
+    deleted: &[DeletedRun],
     updated: &[RowUpdate<'_>],
     now_ms: i64,
 ) -> Result<()> {
     {
         let mut delete = conn
-            .prepare_cached("DELETE FROM transcript_events WHERE session_id = ?1 AND seq = ?2")
+            .prepare_cached(
+                "DELETE FROM transcript_events WHERE session_id = ?1 AND seq BETWEEN ?2 AND ?3",
+            )
             .map_err(sql_error)?;
-        for seq in deleted {
+        for run in deleted {
             if delete
-                .execute(params![session_id, seq])
+                .execute(params![session_id, run.first_seq, run.last_seq])
                 .map_err(sql_error)?
-                != 1
+                != run.rows
             {
-                return Err(vanished(session_id, *seq));
+                return Err(vanished(session_id, run.first_seq));
             }
         }
     }
