@@ -307,6 +307,13 @@ export interface DiscoverOptions {
    * session of it is marked running (the reference's behaviour).
    */
   repoBusy?: boolean
+  /**
+   * Keep what was read of each transcript in a cache file, so that a
+   * fresh process reads only what changed (default true; also off with
+   * `OPENCLAW_SESSION_INTEL_CACHE=off`; the folder is
+   * `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
+   */
+  persistentCache?: boolean
 }
 
 /**
@@ -723,6 +730,11 @@ export interface ProjectStatusOptions {
   repoBusy?: boolean
   /** How long each `gh` call may take, in milliseconds (default 5000). */
   githubTimeoutMs?: number
+  /**
+   * Keep session scans in a cache file between processes (default true;
+   * see `DiscoverOptions.persistentCache`).
+   */
+  persistentCache?: boolean
 }
 
 /**

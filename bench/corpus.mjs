@@ -67,11 +67,24 @@ class Gen {
     while (s.length < bytes) s += chunk;
     return s.slice(0, bytes);
   }
+  /**
+   * Terminal-like output of about `bytes` characters that JSON escapes
+   * densely: colour codes (written as `\u001b`), quotes, backslashes of
+   * Windows paths, embedded JSON, tabs and newlines.
+   */
+  escapedText(bytes) {
+    const line = () => `\u001b[32m\u2713\u001b[0m C:\\src\\${this.pick(WORDS)}\\${this.pick(WORDS)}_test.exs:${this.int(1, 999)}\t"${this.words(this.int(1, 5))}" ${JSON.stringify({ ok: this.r() < 0.9, path: `lib\\${this.pick(WORDS)}.ex`, msg: this.words(3) })}\r\n`;
+    let chunk = '';
+    while (chunk.length < Math.min(bytes, 4096)) chunk += line();
+    let s = chunk;
+    while (s.length < bytes) s += chunk;
+    return s.slice(0, bytes);
+  }
   tick(ms) { this.clock += ms; return new Date(this.clock).toISOString(); }
 }
 
 /** Writes one session (and its subagents); returns facts about what it wrote. */
-function writeSession(g, { projectDir, repo, sessionId, targetBytes, branch, agentId, title }) {
+function writeSession(g, { projectDir, repo, sessionId, targetBytes, branch, agentId, title, heavy }) {
   const file = path.join(projectDir, `${sessionId}.jsonl`);
   const fd = fs.openSync(file, 'w');
   let bytes = 0;
@@ -124,7 +137,7 @@ function writeSession(g, { projectDir, repo, sessionId, targetBytes, branch, age
     const tools = g.int(1, 6);
     for (let t = 0; t < tools && bytes < targetBytes; t++) {
       const toolId = `toolu_01${g.hex(22)}`;
-      const task = g.r() < 0.08;
+      const task = g.r() < (heavy ? 0.03 : 0.08);
       const blocks = [{ type: 'thinking', thinking: g.words(g.int(10, 80)), signature: g.hex(64) }, { type: 'text', text: g.words(g.int(5, 30)) },
         task ? { type: 'tool_use', id: toolId, name: 'Task', input: { description: g.words(4), prompt: g.words(30), subagent_type: 'general-purpose' } }
           : { type: 'tool_use', id: toolId, name: 'Bash', input: { command: `mix test test/${g.pick(WORDS)}_test.exs`, description: g.words(5) } }];
@@ -155,14 +168,17 @@ function writeSession(g, { projectDir, repo, sessionId, targetBytes, branch, age
         }
         fs.closeSync(subFd);
       }
-      const chatter = g.int(4, 12);
+      const chatter = heavy ? g.int(0, 2) : g.int(4, 12);
       for (let p = 0; p < chatter; p++) {
         progress({ type: 'bash_progress', output: g.text(g.int(40, 300)), fullOutput: g.text(g.int(40, 600)), elapsedTimeSeconds: p, totalLines: p * 10, timeoutMs: 120000 }, toolId);
       }
       // Most results are short; a few are long; a rare one is several MB.
+      // The heavy shape's are larger, and half of them are escape-dense.
       const roll = g.r();
-      const big = roll < 0.003 ? g.int(1_500_000, 4_000_000) : roll < 0.06 ? g.int(8_000, 40_000) : g.int(100, 2_500);
-      const result = g.text(big);
+      const big = heavy
+        ? (roll < 0.005 ? g.int(1_500_000, 4_000_000) : roll < 0.2 ? g.int(50_000, 300_000) : g.int(2_000, 30_000))
+        : (roll < 0.003 ? g.int(1_500_000, 4_000_000) : roll < 0.06 ? g.int(8_000, 40_000) : g.int(100, 2_500));
+      const result = heavy && g.r() < 0.5 ? g.escapedText(big) : g.text(big);
       emit(env({ type: 'user', message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: result, is_error: false }] },
         toolUseResult: { stdout: result.slice(0, 1000), stderr: '', interrupted: false, isImage: false }, sourceToolAssistantUUID: parent }));
     }
@@ -179,8 +195,10 @@ function writeSession(g, { projectDir, repo, sessionId, targetBytes, branch, age
  * Generates `sessions` sessions for `repo` under `<dir>/claude/projects/<slug>`,
  * about `totalBytes` in all (sizes vary 0.2x-3x around the mean), and an
  * OpenClaw registry at `<dir>/openclaw` naming `registered` of them.
+ * `shape: 'heavy'` makes fewer, larger files: few subagents and progress
+ * lines, tool results of tens to hundreds of KB, half of them escape-dense.
  */
-export function generateCorpus({ dir, repo = '/home/dev/projects/webshop', sessions = 150, totalBytes = 300 * 2 ** 20, seed = 42, registered = 3 }) {
+export function generateCorpus({ dir, repo = '/home/dev/projects/webshop', sessions = 150, totalBytes = 300 * 2 ** 20, seed = 42, registered = 3, shape = 'bench' }) {
   const g = new Gen(seed);
   const claudeDir = path.join(dir, 'claude');
   const projectDir = path.join(claudeDir, 'projects', slugOf(repo));
@@ -198,6 +216,7 @@ export function generateCorpus({ dir, repo = '/home/dev/projects/webshop', sessi
       branch: g.pick(['main', 'main', 'feature/checkout', 'fix/cart-test']),
       agentId: i < registered ? 'main' : undefined,
       title: i % 5 === 4 ? titles[i % titles.length] : undefined,
+      heavy: shape === 'heavy',
     }));
   }
   // Spread modification times over the last two weeks, newest last.

@@ -1,21 +1,31 @@
 #!/usr/bin/env node
 // npm test: the Rust tests (for the host's target, so that they share the
-// build napi made), the TypeScript drop-in check, and the node:test suites.
+// build napi made), the TypeScript drop-in check, and the node:test suites;
+// the suites that discover sessions run twice, with the persistent scan
+// cache (in a temporary folder, never the user's) and without it.
 import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const host = execFileSync('rustc', ['-vV'], { encoding: 'utf8' }).match(/^host: (.+)$/m)[1];
+const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'osi-scan-cache-'));
+const withCache = { OPENCLAW_SESSION_INTEL_CACHE_DIR: cacheDir };
+const withoutCache = { OPENCLAW_SESSION_INTEL_CACHE: 'off' };
+const discovering = ['discovery', 'project-status', 'resume', 'occ', 'hooks', 'mcp'].map((s) => `__test__/${s}.test.mjs`);
 const steps = [
   ['cargo', ['test', '--workspace', '--target', host]],
   [process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', '__test__']],
-  [process.execPath, ['--test', '__test__/']],
+  [process.execPath, ['--test', '__test__/'], withCache],
+  [process.execPath, ['--test', ...discovering], withoutCache],
 ];
-for (const [cmd, args] of steps) {
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+for (const [cmd, args, env = {}] of steps) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   if (r.status !== 0) {
     console.error(`\n${path.basename(cmd)} ${args.join(' ')} failed (exit ${r.status ?? r.signal}).`);
     process.exit(r.status || 1);
   }
 }
+fs.rmSync(cacheDir, { recursive: true, force: true });

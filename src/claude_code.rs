@@ -25,6 +25,19 @@ pub struct DiscoverOptions {
     /// The host is running Claude Code in this repository: every registry
     /// session of it is marked running (the reference's behaviour).
     pub repo_busy: Option<bool>,
+    /// Keep what was read of each transcript in a cache file, so that a
+    /// fresh process reads only what changed (default true; also off with
+    /// `OPENCLAW_SESSION_INTEL_CACHE=off`; the folder is
+    /// `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
+    pub persistent_cache: Option<bool>,
+}
+
+/// The persistent scan cache an option asks for.
+pub fn persistent_cache(option: Option<bool>) -> cc::PersistentCache {
+    match option {
+        Some(false) => cc::PersistentCache::Off,
+        _ => cc::PersistentCache::Default,
+    }
 }
 
 /// A Claude Code session of a repository (the reference's shape plus extras).
@@ -445,6 +458,7 @@ pub fn discover_sessions(
         registry_root: o.registry_root.map(PathBuf::from),
         running_session_ids: o.running_session_ids.unwrap_or_default(),
         repo_busy: o.repo_busy.unwrap_or(false),
+        persistent_cache: persistent_cache(o.persistent_cache),
     };
     AsyncTask::new(CoreTask::new(
         move || {

@@ -23,6 +23,9 @@ pub struct ProjectStatusOptions {
     pub repo_busy: Option<bool>,
     /// How long each `gh` call may take, in milliseconds (default 5000).
     pub github_timeout_ms: Option<u32>,
+    /// Keep session scans in a cache file between processes (default true;
+    /// see `DiscoverOptions.persistentCache`).
+    pub persistent_cache: Option<bool>,
 }
 
 /// The repository looked at.
@@ -213,6 +216,7 @@ pub fn gather_project_status(
             registry_root: o.registry_root.map(PathBuf::from),
             running_session_ids: o.running_session_ids.unwrap_or_default(),
             repo_busy: o.repo_busy.unwrap_or(false),
+            persistent_cache: crate::claude_code::persistent_cache(o.persistent_cache),
         },
         github_timeout: Duration::from_millis(o.github_timeout_ms.unwrap_or(5000) as u64),
     };

@@ -10,6 +10,7 @@
 use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically, ProjectDir};
 use super::registry::{Registry, RegistryRow};
 use super::scan_cache::{FileScan, ScanCache};
+use super::scan_store::PersistentCache;
 use super::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
@@ -42,6 +43,9 @@ pub struct DiscoverOptions {
     /// The host is running Claude Code in this repository: every registry
     /// session of it counts as running (the reference's behaviour).
     pub repo_busy: bool,
+    /// Where scans are kept between processes (off by default here; the
+    /// Node binding turns it on).
+    pub persistent_cache: PersistentCache,
 }
 
 /// Token totals of a session, deduplicated (main transcript and subagents).
@@ -276,6 +280,10 @@ pub fn discover_sessions(
     let claude_dir = claude_config_dir(options.claude_config_dir.as_deref());
     let projects = claude_dir.join("projects");
     let registry = Registry::new(Registry::default_root(options.registry_root.as_deref()));
+    let persistent = options.persistent_cache.dir();
+    if let Some(dir) = &persistent {
+        cache.attach(&claude_dir, dir);
+    }
 
     let registry_rows: Vec<RegistryRow> = registry
         .list_all()
@@ -324,8 +332,13 @@ pub fn discover_sessions(
         .into_par_iter()
         .map(|(p, meta)| (p.as_os_str(), cache.scan_with(p, meta)))
         .collect();
+    let mut forgot = false;
     for (dir, _) in &listings {
-        cache.forget_missing(&dir.path, &|p| scans.contains_key(p));
+        forgot |= cache.forget_missing(&dir.path, &|p| scans.contains_key(p));
+    }
+    if persistent.is_some() {
+        let read: u64 = scans.values().map(|s| s.read_bytes).sum();
+        cache.persist(&claude_dir, read, forgot);
     }
 
     // Titles from summary records, keyed by the leaf they name.

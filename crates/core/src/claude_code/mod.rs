@@ -7,6 +7,7 @@ pub mod paths;
 pub mod prompt;
 pub mod registry;
 pub mod scan_cache;
+pub mod scan_store;
 pub mod transcript;
 pub mod usage;
 
@@ -15,3 +16,4 @@ pub use discovery::{
     JsonlHeader, SessionSource, TokenTotals,
 };
 pub use scan_cache::ScanCache;
+pub use scan_store::PersistentCache;

@@ -5,23 +5,35 @@
 //! last scan stopped, after checking that the bytes before that point are the
 //! ones scanned (hashes of the first and last 4 KiB). Anything else — a new
 //! inode, a shrink, a changed prefix — is scanned again from the start.
+//!
+//! With a persistent cache attached ([`ScanCache::attach`]), the scans of a
+//! config dir's files are loaded from disk on first use in a process and
+//! saved back when enough changed (see [`scan_store`](super::scan_store)).
+//! A loaded scan is always re-checked against its file (the prefix check)
+//! before it is used.
 
+use super::scan_store::{self, StoredScan};
 use super::transcript::TranscriptFacts;
 use super::usage::{Usage, UsageGroups};
 use crate::platform::{self, FileId};
 use memmap2::Mmap;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::{File, Metadata};
-use std::hash::{Hash, Hasher};
-use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::SystemTime;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Files at least this large are memory-mapped instead of read.
 const MMAP_THRESHOLD: u64 = 1 << 20;
 /// Bytes hashed at each end of the scanned prefix to detect rewrites.
 const CHECK_LEN: u64 = 4096;
+/// A persistent cache is saved once this many transcript bytes were read
+/// since its last save...
+const SAVE_AFTER_BYTES: u64 = 1 << 20;
+/// ...or when anything changed and it was last saved this long ago.
+const SAVE_AFTER: Duration = Duration::from_secs(30);
 
 /// The result of scanning one file.
 #[derive(Debug, Clone)]
@@ -34,6 +46,8 @@ pub struct FileScan {
     pub modified: SystemTime,
     /// Why the file could not be read, if it could not.
     pub error: Option<String>,
+    /// Bytes of the file this scan read (0 when nothing had changed).
+    pub read_bytes: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,15 +67,35 @@ impl Identity {
     }
 }
 
-#[derive(Debug)]
-struct Entry {
+/// How far a file has been folded: what a later scan resumes from.
+#[derive(Debug, Clone)]
+struct Folded {
     identity: Identity,
     /// Bytes folded into `committed` (up to and including the last newline).
     consumed: u64,
     committed: TranscriptFacts,
     head_hash: u64,
     tail_hash: u64,
+}
+
+#[derive(Debug)]
+struct Entry {
+    folded: Folded,
     scan: FileScan,
+}
+
+/// A persistent cache attached to this one, per config dir.
+#[derive(Debug)]
+struct Attached {
+    file: PathBuf,
+    /// The file held a whole cache of this format when it was loaded (or
+    /// was written since).
+    on_disk: bool,
+    /// Transcript bytes read since the last save.
+    unsaved_bytes: u64,
+    /// Anything (a read, a forgotten file) since the last save.
+    changed: bool,
+    saved_at: Instant,
 }
 
 /// Merged usage of one session's files, valid while it is built from the
@@ -79,6 +113,23 @@ pub struct ScanCache {
     merged: Mutex<HashMap<OsString, MergedUsage>>,
     /// Keyed by the path's bytes: hashing a `PathBuf` walks its components.
     entries: Mutex<HashMap<OsString, Arc<Entry>>>,
+    /// Scans loaded from persistent caches and not used yet in this
+    /// process, with when they were last seen.
+    loaded: Mutex<HashMap<OsString, (Folded, u64)>>,
+    /// Persistent caches, by config dir.
+    attached: Mutex<HashMap<PathBuf, Attached>>,
+}
+
+fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding one of these locks cannot leave its map
+    // inconsistent: every update is a single insert or remove.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 impl ScanCache {
@@ -105,11 +156,18 @@ impl ScanCache {
         let previous = self.lock().get(key).cloned();
         if let (Some(prev), Some(meta)) = (&previous, meta) {
             let id = platform::entry_id(path, meta).ok();
-            if id.is_some_and(|id| prev.identity == Identity::of(id, meta)) {
-                return prev.scan.clone();
+            if id.is_some_and(|id| prev.folded.identity == Identity::of(id, meta)) {
+                return FileScan {
+                    read_bytes: 0,
+                    ..prev.scan.clone()
+                };
             }
         }
-        match scan_file(path, previous.as_deref()) {
+        let resume = match previous {
+            Some(prev) => Some(prev.folded.clone()),
+            None => locked(&self.loaded).remove(key).map(|(folded, _)| folded),
+        };
+        match scan_file(path, resume) {
             Ok(entry) => {
                 let scan = entry.scan.clone();
                 self.lock().insert(key.to_owned(), Arc::new(entry));
@@ -122,9 +180,109 @@ impl ScanCache {
                     size: 0,
                     modified: SystemTime::UNIX_EPOCH,
                     error: Some(err.to_string()),
+                    read_bytes: 0,
                 }
             }
         }
+    }
+
+    /// Attaches the persistent cache of `config_dir` kept in the folder
+    /// `dir`: loaded the first time in this process, so that the scans it
+    /// holds are resumed rather than redone. A missing, damaged or foreign
+    /// cache is ignored (and replaced at the next [`ScanCache::persist`]).
+    pub fn attach(&self, config_dir: &Path, dir: &Path) {
+        let mut attached = locked(&self.attached);
+        if attached.contains_key(config_dir) {
+            return;
+        }
+        let file = scan_store::cache_file(dir, config_dir);
+        let stored = scan_store::load(&file, config_dir);
+        let on_disk = stored.is_some();
+        let in_memory = self.lock();
+        let mut loaded = locked(&self.loaded);
+        for s in stored.into_iter().flatten() {
+            let key = OsString::from(s.path.as_ref());
+            if in_memory.contains_key(&key) {
+                continue;
+            }
+            let folded = Folded {
+                identity: Identity {
+                    id: FileId {
+                        dev: s.dev,
+                        ino: s.ino,
+                    },
+                    size: s.size,
+                    mtime_ns: s.mtime_ns,
+                },
+                consumed: s.consumed,
+                committed: s.facts.into_owned(),
+                head_hash: s.head_hash,
+                tail_hash: s.tail_hash,
+            };
+            loaded.insert(key, (folded, s.last_seen));
+        }
+        attached.insert(
+            config_dir.to_path_buf(),
+            Attached {
+                file,
+                on_disk,
+                unsaved_bytes: 0,
+                changed: false,
+                saved_at: Instant::now(),
+            },
+        );
+    }
+
+    /// Notes that a discovery over `config_dir` read `read_bytes` of
+    /// transcripts (and whether it forgot files), and saves the attached
+    /// persistent cache when that is worth it: when it was missing or
+    /// damaged, after [`SAVE_AFTER_BYTES`] of reads, or when anything
+    /// changed [`SAVE_AFTER`] after the last save. Saving is best effort: a
+    /// cache that cannot be written costs speed, never a result.
+    pub fn persist(&self, config_dir: &Path, read_bytes: u64, forgot: bool) {
+        let mut attached = locked(&self.attached);
+        let Some(state) = attached.get_mut(config_dir) else {
+            return;
+        };
+        state.unsaved_bytes += read_bytes;
+        state.changed |= read_bytes > 0 || forgot;
+        let due = state.changed
+            && (!state.on_disk
+                || state.unsaved_bytes >= SAVE_AFTER_BYTES
+                || state.saved_at.elapsed() >= SAVE_AFTER);
+        if !due {
+            return;
+        }
+        let saved = self.save(config_dir, &state.file).is_ok();
+        state.on_disk |= saved;
+        state.unsaved_bytes = 0;
+        state.changed = false;
+        state.saved_at = Instant::now();
+    }
+
+    /// Writes the scans of the files under `config_dir` (those used in this
+    /// process, then those loaded and not used, most recently seen first).
+    fn save(&self, config_dir: &Path, file: &Path) -> crate::error::Result<()> {
+        let now = now_secs();
+        let in_memory: Vec<(OsString, Arc<Entry>)> = self
+            .lock()
+            .iter()
+            .filter(|(path, _)| Path::new(path).starts_with(config_dir))
+            .map(|(path, entry)| (path.clone(), Arc::clone(entry)))
+            .collect();
+        let loaded = locked(&self.loaded);
+        let mut entries: Vec<StoredScan<'_>> = in_memory
+            .iter()
+            .map(|(path, entry)| stored(path, &entry.folded, now))
+            .collect();
+        let mut rest: Vec<StoredScan<'_>> = loaded
+            .iter()
+            .filter(|(path, _)| Path::new(path).starts_with(config_dir))
+            .map(|(path, (folded, seen))| stored(path, folded, *seen))
+            .collect();
+        rest.sort_by_key(|s| std::cmp::Reverse(s.last_seen));
+        entries.extend(rest);
+        scan_store::save(file, config_dir, &entries, scan_store::MAX_BYTES)
     }
 
     /// The usage of a session made of `parts` (its main transcript first, then
@@ -132,7 +290,7 @@ impl ScanCache {
     /// the parts was rescanned.
     pub fn session_usage(&self, main: &Path, parts: &[&Arc<TranscriptFacts>]) -> Usage {
         let key = main.as_os_str();
-        let mut merged = self.merged.lock().unwrap_or_else(|e| e.into_inner());
+        let mut merged = locked(&self.merged);
         if let Some(m) = merged.get(key) {
             let same = m.parts.len() == parts.len()
                 && m.parts.iter().zip(parts).all(|(a, b)| Arc::ptr_eq(a, b));
@@ -156,20 +314,27 @@ impl ScanCache {
         totals
     }
 
-    /// Drops the scans of files inside `dir` for which `keep` says no.
-    pub fn forget_missing(&self, dir: &Path, keep: &dyn Fn(&OsStr) -> bool) {
+    /// Drops the scans of files inside `dir` for which `keep` says no;
+    /// returns whether there were any.
+    pub fn forget_missing(&self, dir: &Path, keep: &dyn Fn(&OsStr) -> bool) -> bool {
         let inside = |path: &OsStr| {
             let path = Path::new(path);
             path != dir && path.starts_with(dir)
         };
-        self.lock().retain(|path, _| !inside(path) || keep(path));
-        let mut merged = self.merged.lock().unwrap_or_else(|e| e.into_inner());
-        merged.retain(|path, _| !inside(path) || keep(path));
+        let mut forgot = false;
+        let mut retain = |path: &OsStr| {
+            let kept = !inside(path) || keep(path);
+            forgot |= !kept;
+            kept
+        };
+        self.lock().retain(|path, _| retain(path));
+        locked(&self.loaded).retain(|path, _| retain(path));
+        locked(&self.merged).retain(|path, _| !inside(path) || keep(path));
+        forgot
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, Arc<Entry>>> {
-        // A panic while holding the lock cannot leave the map inconsistent.
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> MutexGuard<'_, HashMap<OsString, Arc<Entry>>> {
+        locked(&self.entries)
     }
 }
 
@@ -218,11 +383,26 @@ fn read_range(file: &File, from: u64, to: u64) -> std::io::Result<Bytes> {
     Ok(Bytes::Read(buf))
 }
 
+/// What the persistent cache keeps of a file's scan.
+fn stored<'a>(path: &'a OsStr, f: &'a Folded, last_seen: u64) -> StoredScan<'a> {
+    StoredScan {
+        path: path.to_string_lossy(),
+        dev: f.identity.id.dev,
+        ino: f.identity.id.ino,
+        size: f.identity.size,
+        mtime_ns: f.identity.mtime_ns,
+        consumed: f.consumed,
+        head_hash: f.head_hash,
+        tail_hash: f.tail_hash,
+        last_seen,
+        facts: Cow::Borrowed(&f.committed),
+    }
+}
+
+/// XXH3 of bytes `[from, to)`: a fixed algorithm, since the hashes are kept
+/// on disk by the persistent cache.
 fn hash_range(file: &File, from: u64, to: u64) -> std::io::Result<u64> {
-    let bytes = read_range(file, from, to)?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    Ok(h.finish())
+    Ok(xxhash_rust::xxh3::xxh3_64(&read_range(file, from, to)?))
 }
 
 fn check_hashes(file: &File, consumed: u64) -> std::io::Result<(u64, u64)> {
@@ -231,7 +411,7 @@ fn check_hashes(file: &File, consumed: u64) -> std::io::Result<(u64, u64)> {
     Ok((head, tail))
 }
 
-fn scan_file(path: &Path, previous: Option<&Entry>) -> std::io::Result<Entry> {
+fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -247,27 +427,38 @@ fn scan_file(path: &Path, previous: Option<&Entry>) -> std::io::Result<Entry> {
             && identity.size >= p.consumed
             && check_hashes(&file, p.consumed).ok() == Some((p.head_hash, p.tail_hash))
     });
-    let (mut committed, start) = match resumable {
-        Some(prev) => (prev.committed.clone(), prev.consumed),
-        None => (TranscriptFacts::default(), 0),
+    let (mut committed, start, hashes) = match resumable {
+        Some(prev) => (
+            prev.committed,
+            prev.consumed,
+            Some((prev.head_hash, prev.tail_hash)),
+        ),
+        None => (TranscriptFacts::default(), 0, None),
     };
     let bytes = read_range(&file, start, identity.size)?;
     let used = committed.feed(&bytes);
     let consumed = start + used as u64;
     let facts = Arc::new(committed.with_partial_line(&bytes[used..]).into_owned());
+    let read_bytes = bytes.len() as u64;
     drop(bytes);
-    let (head_hash, tail_hash) = check_hashes(&file, consumed)?;
+    let (head_hash, tail_hash) = match hashes {
+        Some(same) if used == 0 => same,
+        _ => check_hashes(&file, consumed)?,
+    };
     Ok(Entry {
-        identity,
-        consumed,
-        committed,
-        head_hash,
-        tail_hash,
+        folded: Folded {
+            identity,
+            consumed,
+            committed,
+            head_hash,
+            tail_hash,
+        },
         scan: FileScan {
             facts,
             size: identity.size,
             modified,
             error: None,
+            read_bytes,
         },
     })
 }

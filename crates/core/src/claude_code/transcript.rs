@@ -19,8 +19,10 @@ use std::collections::HashSet;
 /// How much of a prompt is kept (UTF-16 units), as the reference does.
 pub const PROMPT_PREVIEW_UNITS: usize = 200;
 
-/// Everything one transcript file says about its session.
-#[derive(Debug, Clone, Default)]
+/// Everything one transcript file says about its session. Kept on disk by
+/// the persistent scan cache: a change to its fields or to what the fold
+/// puts in them needs a new [`FORMAT`](super::scan_store::FORMAT).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct TranscriptFacts {
     /// Non-blank lines, parsable or not (the reference's `lineCount`).
     pub line_count: u64,

@@ -8,10 +8,11 @@
 //! `sessionId`) without a request id — and each group counts once, with the
 //! largest `output_tokens` seen (research: claude-code-jsonl.md §4).
 
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// The four counters of one response.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub input: u64,
     pub output: u64,
@@ -27,14 +28,14 @@ impl Usage {
 }
 
 /// One response's usage and whether it was only ever seen on sidechain lines.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Group {
     usage: Usage,
     sidechain: bool,
 }
 
 /// Usage of the lines of one or more files, deduplicated by response.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct UsageGroups {
     /// Keyed by a 128-bit hash of the response key: a fraction of the memory
     /// of the strings, for state that grows with the number of responses.
@@ -108,25 +109,24 @@ impl Group {
 }
 
 /// The grouping key of a response: `message.id` with `requestId`, else with
-/// the line's `sessionId`, hashed to 128 bits. `None` when there is no
-/// message id.
+/// the line's `sessionId`, hashed to 128 bits (XXH3, a fixed algorithm:
+/// keys are kept on disk by the persistent scan cache and must be the same
+/// in every build). `None` when there is no message id.
 pub fn response_key(
     message_id: Option<&str>,
     request_id: Option<&str>,
     session_id: Option<&str>,
 ) -> Option<u128> {
-    use std::hash::{Hash, Hasher};
     let id = message_id.filter(|s| !s.is_empty())?;
     let (tag, other) = match request_id.filter(|s| !s.is_empty()) {
         Some(req) => (b'r', req),
         None => (b's', session_id.unwrap_or("")),
     };
-    let half = |seed: u8| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (seed, id, tag, other).hash(&mut h);
-        h.finish() as u128
-    };
-    Some(half(0) << 64 | half(1))
+    let mut key = xxhash_rust::xxh3::Xxh3::new();
+    key.update(id.as_bytes());
+    key.update(&[0, tag]);
+    key.update(other.as_bytes());
+    Some(key.digest128())
 }
 
 #[cfg(test)]

@@ -1,0 +1,293 @@
+//! The scan cache on disk: what [`ScanCache`](super::ScanCache) knows about
+//! the transcripts of one Claude Code config dir, kept between processes so
+//! that a fresh process (`occ`, a gateway just started) reads only what
+//! changed since the last one.
+//!
+//! One file per config dir, `scans-<hash of the dir>.bin`, in the user's
+//! cache directory ([`default_dir`]), mode 0600 (it holds prompts and
+//! titles), replaced atomically. Layout: [`MAGIC`], the format number, the
+//! addon version and the config dir it describes, the body's length and XXH3
+//! checksum, then the body: the entries (postcard), most recently seen
+//! first, cut at [`MAX_BYTES`]. A file that does not match in any way —
+//! another format or version, another dir, a short or damaged body — is
+//! ignored and replaced at the next save.
+//!
+//! An entry is only ever a starting point: before it is used, its file is
+//! checked (device, inode, a size at least what was scanned, and hashes of
+//! the first and last 4 KiB of the scanned prefix), so a stale, foreign or
+//! forged entry costs a rescan of that file, never a wrong total.
+
+use super::transcript::TranscriptFacts;
+use crate::fs_safe::write_atomic;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// Bumped whenever the entry layout, [`TranscriptFacts`] or what the fold
+/// puts in it changes.
+pub const FORMAT: u32 = 1;
+/// The first bytes of every cache file.
+pub const MAGIC: &[u8; 8] = b"OCSISCAN";
+/// Largest body written; the least recently seen files are left out.
+pub const MAX_BYTES: usize = 64 << 20;
+/// Bytes of the header before the addon version.
+const FIXED_HEADER: usize = MAGIC.len() + 4;
+/// Temporary files of writers that died are removed after this long.
+const STALE_TEMP: Duration = Duration::from_secs(600);
+
+/// Where the persistent cache lives, if anywhere.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PersistentCache {
+    /// Not kept between processes.
+    #[default]
+    Off,
+    /// In [`default_dir`], unless `OPENCLAW_SESSION_INTEL_CACHE=off`.
+    Default,
+    /// In this folder.
+    In(PathBuf),
+}
+
+impl PersistentCache {
+    /// The folder of the cache files, or `None` when the cache is off.
+    pub fn dir(&self) -> Option<PathBuf> {
+        match self {
+            PersistentCache::Off => None,
+            PersistentCache::In(dir) => Some(dir.clone()),
+            PersistentCache::Default => {
+                let off = std::env::var("OPENCLAW_SESSION_INTEL_CACHE")
+                    .is_ok_and(|v| matches!(v.trim(), "off" | "0" | "false" | "no"));
+                (!off).then(default_dir).flatten()
+            }
+        }
+    }
+}
+
+/// `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else `openclaw-session-intel` in
+/// `$XDG_CACHE_HOME`, else in the platform's cache folder
+/// (`~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows, `~/.cache`
+/// elsewhere).
+pub fn default_dir() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    if let Some(dir) = var("OPENCLAW_SESSION_INTEL_CACHE_DIR") {
+        return Some(dir);
+    }
+    let base = var("XDG_CACHE_HOME").or_else(|| {
+        if cfg!(windows) {
+            var("LOCALAPPDATA")
+        } else if cfg!(target_os = "macos") {
+            Some(crate::platform::home_dir().join("Library").join("Caches"))
+        } else {
+            Some(crate::platform::home_dir().join(".cache"))
+        }
+    })?;
+    Some(base.join("openclaw-session-intel"))
+}
+
+/// The cache file of `config_dir` in `dir`.
+pub fn cache_file(dir: &Path, config_dir: &Path) -> PathBuf {
+    let hash = xxhash_rust::xxh3::xxh3_64(config_dir.as_os_str().as_encoded_bytes());
+    dir.join(format!("scans-{hash:016x}.bin"))
+}
+
+/// What is kept of one file's scan.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StoredScan<'a> {
+    pub path: Cow<'a, str>,
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i128,
+    /// Bytes folded into `facts` (whole lines).
+    pub consumed: u64,
+    pub head_hash: u64,
+    pub tail_hash: u64,
+    /// When a process last used the entry (seconds since the epoch).
+    pub last_seen: u64,
+    pub facts: Cow<'a, TranscriptFacts>,
+}
+
+fn header(config_dir: &Path) -> Vec<u8> {
+    let version = env!("CARGO_PKG_VERSION").as_bytes();
+    let dir = config_dir.as_os_str().as_encoded_bytes();
+    let mut out = Vec::with_capacity(FIXED_HEADER + 8 + version.len() + dir.len() + 16);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    for part in [version, dir] {
+        out.extend_from_slice(&(part.len() as u32).to_le_bytes());
+        out.extend_from_slice(part);
+    }
+    out
+}
+
+/// The entries of the cache file at `file` if it is whole, of this format
+/// and version, and describes `config_dir`; `None` otherwise.
+pub fn load(file: &Path, config_dir: &Path) -> Option<Vec<StoredScan<'static>>> {
+    let bytes = fs::read(file).ok()?;
+    let rest = bytes.strip_prefix(header(config_dir).as_slice())?;
+    let (len, rest) = rest.split_first_chunk::<8>()?;
+    let (sum, body) = rest.split_first_chunk::<8>()?;
+    if u64::from_le_bytes(*len) != body.len() as u64
+        || u64::from_le_bytes(*sum) != xxhash_rust::xxh3::xxh3_64(body)
+    {
+        return None;
+    }
+    let mut entries = Vec::new();
+    let mut body = body;
+    while !body.is_empty() {
+        let (entry, rest): (StoredScan<'static>, _) = postcard::take_from_bytes(body).ok()?;
+        entries.push(entry);
+        body = rest;
+    }
+    Some(entries)
+}
+
+/// Writes `entries` (most recently seen first) as the cache of `config_dir`,
+/// leaving out those past [`MAX_BYTES`], and removes temporary files that
+/// writers killed mid-save left behind.
+pub fn save(
+    file: &Path,
+    config_dir: &Path,
+    entries: &[StoredScan<'_>],
+    max_bytes: usize,
+) -> crate::error::Result<()> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    let mut body = Vec::new();
+    for entry in entries {
+        let before = body.len();
+        body = postcard::to_extend(entry, body).map_err(|e| {
+            crate::error::Error::new(
+                crate::ErrorCode::Internal,
+                format!("cannot encode the scan cache: {e}"),
+            )
+        })?;
+        if body.len() > max_bytes {
+            body.truncate(before);
+            break;
+        }
+    }
+    let mut out = header(config_dir);
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    remove_stale_temps(dir);
+    write_atomic(file, &out, Some(0o600))
+}
+
+fn create_private_dir(dir: &Path) -> crate::error::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .map_err(|e| crate::error::Error::write_failed(dir, &e))
+}
+
+/// `write_atomic` names its temporary files `.<name>.tmp-<pid>-<n>`.
+fn remove_stale_temps(dir: &Path) {
+    let Ok(listing) = fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in listing.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with(".scans-") && name.contains(".bin.tmp-")) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age >= STALE_TEMP);
+        if old {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, last_seen: u64) -> StoredScan<'static> {
+        StoredScan {
+            path: Cow::Owned(path.into()),
+            dev: 1,
+            ino: 2,
+            size: 3,
+            mtime_ns: 4,
+            consumed: 3,
+            head_hash: 5,
+            tail_hash: 6,
+            last_seen,
+            facts: Cow::Owned(TranscriptFacts {
+                line_count: 7,
+                first_prompt: Some("fix the cart".into()),
+                ..TranscriptFacts::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn round_trips_and_keeps_the_most_recent_within_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = cache_file(dir.path(), Path::new("/home/u/.claude"));
+        let entries: Vec<_> = (0..100)
+            .map(|i| entry(&format!("/p/{i}.jsonl"), 1000 - i))
+            .collect();
+        save(&file, Path::new("/home/u/.claude"), &entries, MAX_BYTES).unwrap();
+        let back = load(&file, Path::new("/home/u/.claude")).unwrap();
+        assert_eq!(back.len(), 100);
+        assert_eq!(back[3].path, "/p/3.jsonl");
+        assert_eq!(back[3].facts.first_prompt.as_deref(), Some("fix the cart"));
+        // Another config dir's file, even under this name, is not taken.
+        assert!(load(&file, Path::new("/home/v/.claude")).is_none());
+        // A bound of a few entries keeps the first (most recently seen) ones.
+        let one = postcard::to_stdvec(&entries[0]).unwrap().len();
+        save(&file, Path::new("/home/u/.claude"), &entries, one * 10 + 5).unwrap();
+        let cut = load(&file, Path::new("/home/u/.claude")).unwrap();
+        assert_eq!(cut.len(), 10);
+        assert_eq!(cut[9].path, "/p/9.jsonl");
+    }
+
+    #[test]
+    fn short_damaged_and_foreign_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Path::new("/c");
+        let file = cache_file(dir.path(), config);
+        save(&file, config, &[entry("/p/a.jsonl", 1)], MAX_BYTES).unwrap();
+        let good = fs::read(&file).unwrap();
+        assert!(load(&file, config).is_some());
+        for cut in [0, 5, FIXED_HEADER, good.len() - 1] {
+            fs::write(&file, &good[..cut]).unwrap();
+            assert!(load(&file, config).is_none(), "cut at {cut}");
+        }
+        let mut flipped = good.clone();
+        let last = flipped.len() - 3;
+        flipped[last] ^= 0x40;
+        fs::write(&file, &flipped).unwrap();
+        assert!(load(&file, config).is_none());
+        let mut other_format = good.clone();
+        other_format[MAGIC.len()] ^= 1;
+        fs::write(&file, &other_format).unwrap();
+        assert!(load(&file, config).is_none());
+        let mut foreign = good.clone();
+        let at = FIXED_HEADER + 4;
+        foreign[at..at + env!("CARGO_PKG_VERSION").len()].fill(b'9');
+        fs::write(&file, foreign).unwrap();
+        assert!(load(&file, config).is_none());
+    }
+}

@@ -1,0 +1,292 @@
+//! The persistent scan cache, on a real Claude Code project folder (the
+//! spotter fixture: a session with subagents) copied into a temporary config
+//! dir. A new `ScanCache` stands for a fresh process; every result with the
+//! cache is compared with a scan that has none.
+
+use session_intel_core::claude_code::scan_store::{self, cache_file, MAGIC};
+use session_intel_core::claude_code::{
+    discover_sessions, DiscoverOptions, DiscoveredSession, PersistentCache, ScanCache,
+};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+const REPO: &str = "/home/USER/projects/spotter-worktrees/spotter-4te";
+const SLUG: &str = "-home-USER-projects-spotter-worktrees-spotter-4te";
+const MAIN: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl";
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    config: PathBuf,
+    cache_dir: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let tmp = tempfile::tempdir().unwrap();
+        let config = tmp.path().join("claude");
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/shared/claude-code/projects")
+            .join(SLUG);
+        copy_dir(&fixture, &config.join("projects").join(SLUG));
+        fs::create_dir_all(tmp.path().join("state")).unwrap();
+        let cache_dir = tmp.path().join("cache");
+        Setup {
+            config,
+            cache_dir,
+            _tmp: tmp,
+        }
+    }
+
+    fn main_file(&self) -> PathBuf {
+        self.config.join("projects").join(SLUG).join(MAIN)
+    }
+
+    fn cache_file(&self) -> PathBuf {
+        cache_file(&self.cache_dir, &self.config)
+    }
+
+    fn options(&self, cache: PersistentCache) -> DiscoverOptions {
+        DiscoverOptions {
+            claude_config_dir: Some(self.config.clone()),
+            registry_root: Some(self.config.parent().unwrap().join("state")),
+            persistent_cache: cache,
+            ..DiscoverOptions::default()
+        }
+    }
+
+    /// A fresh process with the persistent cache.
+    fn cached(&self) -> Vec<DiscoveredSession> {
+        let options = self.options(PersistentCache::In(self.cache_dir.clone()));
+        discover_sessions(REPO, &options, &ScanCache::new())
+    }
+
+    /// A fresh process without one.
+    fn uncached(&self) -> Vec<DiscoveredSession> {
+        discover_sessions(REPO, &self.options(PersistentCache::Off), &ScanCache::new())
+    }
+}
+
+/// What discovery reports, comparably (Debug of every field).
+fn shown(sessions: &[DiscoveredSession]) -> String {
+    format!("{sessions:#?}")
+}
+
+fn set_mtime(path: &Path, at: SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(at)
+        .unwrap();
+}
+
+/// Rewrites every `from` as `to` (the same length) between the first and
+/// the last 4 KiB of the file, keeping its inode, size and modification
+/// time.
+fn rewrite_middle_in_place(path: &Path, from: &str, to: &str) {
+    assert_eq!(from.len(), to.len());
+    let modified = fs::metadata(path).unwrap().modified().unwrap();
+    let text = fs::read_to_string(path).unwrap();
+    let (start, end) = (4096, text.len() - 4096);
+    let middle = text[start..end].replace(from, to);
+    assert_ne!(middle, text[start..end], "nothing to change");
+    fs::write(path, format!("{}{middle}{}", &text[..start], &text[end..])).unwrap();
+    set_mtime(path, modified);
+}
+
+#[test]
+fn a_fresh_process_uses_the_saved_scans_and_agrees_with_a_full_scan() {
+    let s = Setup::new();
+    assert!(!s.cache_file().exists());
+    let first = s.cached();
+    assert!(!first.is_empty());
+    assert_eq!(shown(&first), shown(&s.uncached()));
+    assert!(s.cache_file().exists(), "a cold scan saves the cache");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(s.cache_file()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "it holds prompts: owner only");
+        let dir_mode = fs::metadata(&s.cache_dir).unwrap().permissions().mode();
+        assert_eq!(dir_mode & 0o777, 0o700);
+    }
+    assert_eq!(shown(&s.cached()), shown(&first));
+
+    // Proof that the second process did not read the file: a change the
+    // prefix check cannot see (the middle of the file, same size, inode and
+    // time) is reported by a full scan only.
+    let before = s.uncached()[0].tokens.cache_read;
+    rewrite_middle_in_place(
+        &s.main_file(),
+        "\"cache_read_input_tokens\":",
+        "\"cache_read_input_tokenz\":",
+    );
+    assert_ne!(s.uncached()[0].tokens.cache_read, before);
+    assert_eq!(s.cached()[0].tokens.cache_read, before);
+}
+
+#[test]
+fn appended_lines_shrunk_and_replaced_files_are_read_again() {
+    let s = Setup::new();
+    s.cached();
+    let file = s.main_file();
+    let original = fs::read(&file).unwrap();
+    let modified = fs::metadata(&file).unwrap().modified().unwrap();
+
+    // An appended line (and a half-written one after it).
+    let line = format!(
+        "{{\"type\":\"user\",\"sessionId\":\"ae4a77f8-aedd-4bc1-888f-c94edc91af04\",\"message\":{{\"role\":\"user\",\"content\":\"one more thing\"}},\"uuid\":\"00000000-0000-4000-8000-00000000ffff\",\"timestamp\":\"2026-11-01T10:00:00.000Z\"}}\n{{\"type\":\"assistant\""
+    );
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap()
+        .write_all(line.as_bytes())
+        .unwrap();
+    let appended = s.cached();
+    assert_eq!(
+        appended[0].last_user_message.as_deref(),
+        Some("one more thing")
+    );
+    assert_eq!(shown(&appended), shown(&s.uncached()));
+
+    // A cache that claims more than the file holds: the file cut back to a
+    // prefix with its old time.
+    fs::write(&file, &original[..original.len() / 3]).unwrap();
+    set_mtime(&file, modified);
+    assert_eq!(shown(&s.cached()), shown(&s.uncached()));
+
+    // The same size and time, another head: the prefix check sees it.
+    let mut other = original.clone();
+    other[10..20].copy_from_slice(b"XXXXXXXXXX");
+    fs::write(&file, &other).unwrap();
+    set_mtime(&file, modified);
+    assert_eq!(shown(&s.cached()), shown(&s.uncached()));
+
+    // A new file under the same name (a new inode).
+    fs::remove_file(&file).unwrap();
+    fs::write(&file, &original).unwrap();
+    assert_eq!(shown(&s.cached()), shown(&s.uncached()));
+
+    // A deleted session goes, from the results and from the saved cache.
+    fs::remove_file(&file).unwrap();
+    let gone = s.cached();
+    assert!(gone
+        .iter()
+        .all(|x| x.session_id != MAIN.trim_end_matches(".jsonl")));
+    assert_eq!(shown(&gone), shown(&s.uncached()));
+}
+
+#[test]
+fn damaged_foreign_and_unreadable_caches_are_ignored_and_replaced() {
+    let s = Setup::new();
+    let truth = shown(&s.uncached());
+    s.cached();
+    let good = fs::read(s.cache_file()).unwrap();
+    assert!(good.starts_with(MAGIC));
+    let mut flipped = good.clone();
+    let at = flipped.len() / 2;
+    flipped[at] ^= 0xff;
+    let mut foreign = good.clone();
+    foreign[MAGIC.len()] = foreign[MAGIC.len()].wrapping_add(1); // another format
+    let damaged: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("truncated", good[..good.len() - 7].to_vec()),
+        ("a flipped byte", flipped),
+        ("another format", foreign),
+        ("garbage", b"not a cache at all\n".repeat(100)),
+    ];
+    for (what, bytes) in damaged {
+        fs::write(s.cache_file(), &bytes).unwrap();
+        assert_eq!(shown(&s.cached()), truth, "{what}");
+        assert!(
+            scan_store::load(&s.cache_file(), &s.config).is_some(),
+            "{what}: replaced by a whole cache"
+        );
+    }
+    // A directory where the file goes: results stay right, nothing breaks.
+    fs::remove_file(s.cache_file()).unwrap();
+    fs::create_dir_all(s.cache_file()).unwrap();
+    assert_eq!(shown(&s.cached()), truth);
+    assert!(s.cache_file().is_dir());
+}
+
+#[test]
+fn config_dirs_sharing_a_cache_folder_keep_their_own_files() {
+    let a = Setup::new();
+    let b = Setup::new();
+    // B keeps its cache in A's folder.
+    let in_a = |s: &Setup| {
+        let options = s.options(PersistentCache::In(a.cache_dir.clone()));
+        discover_sessions(REPO, &options, &ScanCache::new())
+    };
+    // B's copy of the session differs from A's.
+    let b_file = b.main_file();
+    let text = fs::read_to_string(&b_file).unwrap();
+    fs::write(
+        &b_file,
+        text.replacen("\"output_tokens\":", "\"output_tokenz\":", 3),
+    )
+    .unwrap();
+    let (truth_a, truth_b) = (shown(&a.uncached()), shown(&b.uncached()));
+    assert_ne!(truth_a, truth_b);
+    for _ in 0..2 {
+        assert_eq!(shown(&in_a(&a)), truth_a);
+        assert_eq!(shown(&in_a(&b)), truth_b);
+    }
+    assert_ne!(
+        cache_file(&a.cache_dir, &a.config),
+        cache_file(&a.cache_dir, &b.config)
+    );
+    assert!(scan_store::load(&cache_file(&a.cache_dir, &a.config), &a.config).is_some());
+    assert!(scan_store::load(&cache_file(&a.cache_dir, &b.config), &b.config).is_some());
+}
+
+#[test]
+fn off_writes_nothing() {
+    let s = Setup::new();
+    s.uncached();
+    assert!(!s.cache_dir.exists());
+}
+
+#[test]
+fn stale_temporary_files_of_killed_writers_are_removed() {
+    let s = Setup::new();
+    s.cached();
+    let name = s
+        .cache_file()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let stale = s.cache_dir.join(format!(".{name}.tmp-999999-1"));
+    let fresh = s.cache_dir.join(format!(".{name}.tmp-999999-2"));
+    fs::write(&stale, b"half").unwrap();
+    fs::write(&fresh, b"half").unwrap();
+    set_mtime(&stale, SystemTime::now() - Duration::from_secs(3600));
+    // The next save (a changed file) sweeps the stale one only: the fresh
+    // one may be another process's save in progress.
+    fs::OpenOptions::new()
+        .append(true)
+        .open(s.main_file())
+        .unwrap()
+        .write_all(&vec![b'\n'; 2 << 20])
+        .unwrap();
+    s.cached();
+    assert!(!stale.exists());
+    assert!(fresh.exists());
+}
