@@ -30,6 +30,16 @@ pub fn file_id(file: &File) -> io::Result<FileId> {
     imp::file_id(file)
 }
 
+/// The id of an open file whose metadata the caller already has (no
+/// second query on POSIX).
+pub fn open_file_id(file: &File, meta: &Metadata) -> io::Result<FileId> {
+    if cfg!(unix) {
+        entry_id(Path::new(""), meta)
+    } else {
+        file_id(file)
+    }
+}
+
 /// The id of the file or directory at `path` (symlinks followed).
 pub fn path_id(path: &Path) -> io::Result<FileId> {
     imp::path_id(path)

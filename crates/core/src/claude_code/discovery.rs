@@ -13,6 +13,7 @@ use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
 use super::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
+use crate::{FastMap, FastSet};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -319,7 +320,7 @@ pub fn discover_sessions(
         .values()
         .map(|p| (p.clone(), fs::metadata(p).ok()))
         .collect();
-    let mut seen_files: HashSet<&OsStr> = HashSet::new();
+    let mut seen_files: FastSet<&OsStr> = FastSet::default();
     let mut stated: Vec<(&PathBuf, Option<&fs::Metadata>)> = listings
         .iter()
         .flat_map(|(_, l)| &l.stats)
@@ -328,7 +329,7 @@ pub fn discover_sessions(
         .map(|(p, m)| (p, m.as_ref()))
         .collect();
     stated.sort_by_key(|(_, m)| std::cmp::Reverse(m.map_or(0, |m| m.len())));
-    let scans: HashMap<&OsStr, FileScan> = stated
+    let scans: FastMap<&OsStr, FileScan> = stated
         .into_par_iter()
         .map(|(p, meta)| (p.as_os_str(), cache.scan_with(p, meta)))
         .collect();

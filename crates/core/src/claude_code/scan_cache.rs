@@ -16,6 +16,7 @@ use super::scan_store::{self, StoredScan};
 use super::transcript::TranscriptFacts;
 use super::usage::{Usage, UsageGroups};
 use crate::platform::{self, FileId};
+use crate::FastMap;
 use memmap2::Mmap;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,11 +25,12 @@ use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Files at least this large are memory-mapped instead of read.
 const MMAP_THRESHOLD: u64 = 1 << 20;
 /// Bytes hashed at each end of the scanned prefix to detect rewrites.
-const CHECK_LEN: u64 = 4096;
+const CHECK_LEN: u64 = 1024;
 /// A persistent cache is saved once this many transcript bytes were read
 /// since its last save...
 const SAVE_AFTER_BYTES: u64 = 1 << 20;
@@ -73,7 +75,8 @@ struct Folded {
     identity: Identity,
     /// Bytes folded into `committed` (up to and including the last newline).
     consumed: u64,
-    committed: TranscriptFacts,
+    /// Shared with the scan's facts when the file ends with a whole line.
+    committed: Arc<TranscriptFacts>,
     head_hash: u64,
     tail_hash: u64,
 }
@@ -110,12 +113,12 @@ struct MergedUsage {
 #[derive(Debug, Default)]
 pub struct ScanCache {
     /// Deduplicated totals of sessions, keyed by the main transcript's path.
-    merged: Mutex<HashMap<OsString, MergedUsage>>,
+    merged: Mutex<FastMap<OsString, MergedUsage>>,
     /// Keyed by the path's bytes: hashing a `PathBuf` walks its components.
-    entries: Mutex<HashMap<OsString, Arc<Entry>>>,
+    entries: Mutex<FastMap<OsString, Arc<Entry>>>,
     /// Scans loaded from persistent caches and not used yet in this
     /// process, with when they were last seen.
-    loaded: Mutex<HashMap<OsString, (Folded, u64)>>,
+    loaded: Mutex<FastMap<OsString, (Folded, u64)>>,
     /// Persistent caches, by config dir.
     attached: Mutex<HashMap<PathBuf, Attached>>,
 }
@@ -215,7 +218,7 @@ impl ScanCache {
                     mtime_ns: s.mtime_ns,
                 },
                 consumed: s.consumed,
-                committed: s.facts.into_owned(),
+                committed: Arc::new(s.facts.into_owned()),
                 head_hash: s.head_hash,
                 tail_hash: s.tail_hash,
             };
@@ -267,7 +270,7 @@ impl ScanCache {
         let in_memory: Vec<(OsString, Arc<Entry>)> = self
             .lock()
             .iter()
-            .filter(|(path, _)| Path::new(path).starts_with(config_dir))
+            .filter(|(path, _)| is_inside(path, config_dir))
             .map(|(path, entry)| (path.clone(), Arc::clone(entry)))
             .collect();
         let loaded = locked(&self.loaded);
@@ -277,7 +280,7 @@ impl ScanCache {
             .collect();
         let mut rest: Vec<StoredScan<'_>> = loaded
             .iter()
-            .filter(|(path, _)| Path::new(path).starts_with(config_dir))
+            .filter(|(path, _)| is_inside(path, config_dir))
             .map(|(path, (folded, seen))| stored(path, folded, *seen))
             .collect();
         rest.sort_by_key(|s| std::cmp::Reverse(s.last_seen));
@@ -317,10 +320,7 @@ impl ScanCache {
     /// Drops the scans of files inside `dir` for which `keep` says no;
     /// returns whether there were any.
     pub fn forget_missing(&self, dir: &Path, keep: &dyn Fn(&OsStr) -> bool) -> bool {
-        let inside = |path: &OsStr| {
-            let path = Path::new(path);
-            path != dir && path.starts_with(dir)
-        };
+        let inside = |path: &OsStr| is_inside(path, dir);
         let mut forgot = false;
         let mut retain = |path: &OsStr| {
             let kept = !inside(path) || keep(path);
@@ -333,7 +333,7 @@ impl ScanCache {
         forgot
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<OsString, Arc<Entry>>> {
+    fn lock(&self) -> MutexGuard<'_, FastMap<OsString, Arc<Entry>>> {
         locked(&self.entries)
     }
 }
@@ -383,6 +383,16 @@ fn read_range(file: &File, from: u64, to: u64) -> std::io::Result<Bytes> {
     Ok(Bytes::Read(buf))
 }
 
+/// `path` lies below `dir` (a byte comparison: the paths were made by
+/// joining names to `dir`).
+fn is_inside(path: &OsStr, dir: &Path) -> bool {
+    let (path, dir) = (path.as_encoded_bytes(), dir.as_os_str().as_encoded_bytes());
+    let dir = dir.strip_suffix(b"/").unwrap_or(dir);
+    path.len() > dir.len() + 1
+        && path.starts_with(dir)
+        && std::path::is_separator(path[dir.len()] as char)
+}
+
 /// What the persistent cache keeps of a file's scan.
 fn stored<'a>(path: &'a OsStr, f: &'a Folded, last_seen: u64) -> StoredScan<'a> {
     StoredScan {
@@ -402,12 +412,21 @@ fn stored<'a>(path: &'a OsStr, f: &'a Folded, last_seen: u64) -> StoredScan<'a> 
 /// XXH3 of bytes `[from, to)`: a fixed algorithm, since the hashes are kept
 /// on disk by the persistent cache.
 fn hash_range(file: &File, from: u64, to: u64) -> std::io::Result<u64> {
-    Ok(xxhash_rust::xxh3::xxh3_64(&read_range(file, from, to)?))
+    Ok(xxh3_64(&read_range(file, from, to)?))
 }
 
+/// Hashes of the first and the last [`CHECK_LEN`] bytes of `[0, consumed)`
+/// (one read when they are close).
 fn check_hashes(file: &File, consumed: u64) -> std::io::Result<(u64, u64)> {
-    let head = hash_range(file, 0, consumed.min(CHECK_LEN))?;
-    let tail = hash_range(file, consumed.saturating_sub(CHECK_LEN), consumed)?;
+    let tail_from = consumed.saturating_sub(CHECK_LEN);
+    if consumed <= 2 * CHECK_LEN {
+        let bytes = read_range(file, 0, consumed)?;
+        let head = &bytes[..bytes.len().min(CHECK_LEN as usize)];
+        let tail = &bytes[(tail_from as usize).min(bytes.len())..];
+        return Ok((xxh3_64(head), xxh3_64(tail)));
+    }
+    let head = hash_range(file, 0, CHECK_LEN)?;
+    let tail = hash_range(file, tail_from, consumed)?;
     Ok((head, tail))
 }
 
@@ -420,7 +439,7 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
             "not a regular file",
         ));
     }
-    let identity = Identity::of(platform::file_id(&file)?, &meta);
+    let identity = Identity::of(platform::open_file_id(&file, &meta)?, &meta);
     let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
     let resumable = previous.filter(|p| {
         p.identity.id == identity.id
@@ -433,12 +452,19 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
             prev.consumed,
             Some((prev.head_hash, prev.tail_hash)),
         ),
-        None => (TranscriptFacts::default(), 0, None),
+        None => (Arc::default(), 0, None),
     };
     let bytes = read_range(&file, start, identity.size)?;
-    let used = committed.feed(&bytes);
+    // Copies the facts only when another scan still shares them.
+    let used = match memchr::memrchr(b'\n', &bytes) {
+        Some(_) => Arc::make_mut(&mut committed).feed(&bytes),
+        None => 0,
+    };
     let consumed = start + used as u64;
-    let facts = Arc::new(committed.with_partial_line(&bytes[used..]).into_owned());
+    let facts = match committed.with_partial_line(&bytes[used..]) {
+        Cow::Borrowed(_) => Arc::clone(&committed),
+        Cow::Owned(with_tail) => Arc::new(with_tail),
+    };
     let read_bytes = bytes.len() as u64;
     drop(bytes);
     let (head_hash, tail_hash) = match hashes {

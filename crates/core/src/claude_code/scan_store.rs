@@ -25,8 +25,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// Bumped whenever the entry layout, [`TranscriptFacts`] or what the fold
-/// puts in it changes.
+/// Bumped whenever the entry layout, [`TranscriptFacts`], what the fold
+/// puts in it, or the prefix check's hashed ranges change.
 pub const FORMAT: u32 = 1;
 /// The first bytes of every cache file.
 pub const MAGIC: &[u8; 8] = b"OCSISCAN";

@@ -54,7 +54,7 @@ pub struct TranscriptFacts {
     /// Leaf uuids (message lines no later line names as parent), to match
     /// summary titles. Lines chain, so this stays as small as the number of
     /// branches.
-    pub leaves: HashSet<u128>,
+    pub leaves: HashSet<u128, foldhash::fast::RandomState>,
     /// Earliest and latest line timestamps, ISO-8601 with milliseconds.
     pub first_activity: Option<String>,
     pub last_activity: Option<String>,
@@ -569,7 +569,13 @@ mod tests {
             r#"{"type":"user","uuid":"00000000-0000-0000-0000-000000000003","parentUuid":"00000000-0000-0000-0000-000000000001"}"#,
             "\n",
         ));
-        assert_eq!(f.leaves, HashSet::from([2, 3]));
+        assert_eq!(
+            f.leaves
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+            [2, 3].into()
+        );
     }
 
     #[test]

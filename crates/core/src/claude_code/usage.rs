@@ -39,7 +39,10 @@ struct Group {
 pub struct UsageGroups {
     /// Keyed by a 128-bit hash of the response key: a fraction of the memory
     /// of the strings, for state that grows with the number of responses.
-    groups: HashMap<u128, Group>,
+    /// (foldhash: randomly seeded like std's, and several times faster to
+    /// fill, which a process loading the persistent cache does for every
+    /// response of every file.)
+    groups: HashMap<u128, Group, foldhash::fast::RandomState>,
     /// Lines with usage but no `message.id`: nothing to group them by.
     ungrouped: Usage,
 }
