@@ -148,8 +148,10 @@ fn appended_lines_shrunk_and_replaced_files_are_read_again() {
     let modified = fs::metadata(&file).unwrap().modified().unwrap();
 
     // An appended line (and a half-written one after it).
-    let line = format!(
-        "{{\"type\":\"user\",\"sessionId\":\"ae4a77f8-aedd-4bc1-888f-c94edc91af04\",\"message\":{{\"role\":\"user\",\"content\":\"one more thing\"}},\"uuid\":\"00000000-0000-4000-8000-00000000ffff\",\"timestamp\":\"2026-11-01T10:00:00.000Z\"}}\n{{\"type\":\"assistant\""
+    let line = concat!(
+        r#"{"type":"user","sessionId":"ae4a77f8-aedd-4bc1-888f-c94edc91af04","message":{"role":"user","content":"one more thing"},"uuid":"00000000-0000-4000-8000-00000000ffff","timestamp":"2026-11-01T10:00:00.000Z"}"#,
+        "\n",
+        r#"{"type":"assistant""#
     );
     fs::OpenOptions::new()
         .append(true)

@@ -299,8 +299,14 @@ impl TranscriptFacts {
             if self.first_activity.as_deref().is_none_or(|f| *ts < *f) {
                 self.first_activity = Some(ts.clone().into_owned());
             }
-            if self.last_activity.as_deref().is_none_or(|l| *ts > *l) {
-                self.last_activity = Some(ts.into_owned());
+            match &mut self.last_activity {
+                // Nearly every line is the latest: reuse the buffer.
+                Some(last) if *ts > **last => {
+                    last.clear();
+                    last.push_str(&ts);
+                }
+                Some(_) => {}
+                None => self.last_activity = Some(ts.into_owned()),
             }
         }
         if self.session_id.is_none() {
