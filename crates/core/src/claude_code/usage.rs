@@ -23,7 +23,20 @@ pub struct Usage {
 impl Usage {
     /// What the prompt of this response held: input plus both cache counts.
     pub fn prompt_tokens(&self) -> u64 {
-        self.input + self.cache_creation + self.cache_read
+        self.input
+            .saturating_add(self.cache_creation)
+            .saturating_add(self.cache_read)
+    }
+
+    /// Both counts added, each stopping at `u64::MAX` (a hostile transcript
+    /// can claim any count; no sum of them may wrap or panic).
+    fn plus(self, other: Usage) -> Usage {
+        Usage {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+            cache_creation: self.cache_creation.saturating_add(other.cache_creation),
+            cache_read: self.cache_read.saturating_add(other.cache_read),
+        }
     }
 }
 
@@ -52,10 +65,7 @@ impl UsageGroups {
     /// [`response_key`]); `None` counts the line on its own.
     pub fn add(&mut self, key: Option<u128>, usage: Usage, sidechain: bool) {
         let Some(key) = key else {
-            self.ungrouped.input += usage.input;
-            self.ungrouped.output += usage.output;
-            self.ungrouped.cache_creation += usage.cache_creation;
-            self.ungrouped.cache_read += usage.cache_read;
+            self.ungrouped = self.ungrouped.plus(usage);
             return;
         };
         let incoming = Group { usage, sidechain };
@@ -80,14 +90,9 @@ impl UsageGroups {
 
     /// The deduplicated totals.
     pub fn totals(&self) -> Usage {
-        let mut t = self.ungrouped;
-        for g in self.groups.values() {
-            t.input += g.usage.input;
-            t.output += g.usage.output;
-            t.cache_creation += g.usage.cache_creation;
-            t.cache_read += g.usage.cache_read;
-        }
-        t
+        self.groups
+            .values()
+            .fold(self.ungrouped, |total, g| total.plus(g.usage))
     }
 
     /// Number of distinct responses.
@@ -143,6 +148,19 @@ mod tests {
             cache_creation: cc,
             cache_read: cr,
         }
+    }
+
+    /// Found while writing the transcript_fold fuzz target: counts near `u64::MAX`
+    /// (any number a hostile line claims) wrapped or panicked when summed.
+    #[test]
+    fn claimed_counts_beyond_u64_stop_at_the_maximum() {
+        let mut g = UsageGroups::default();
+        let huge = u(u64::MAX - 1, u64::MAX, u64::MAX, 5);
+        g.add(None, huge, false);
+        g.add(None, huge, false);
+        g.add(Some(1), huge, false);
+        assert_eq!(g.totals(), u(u64::MAX, u64::MAX, u64::MAX, 15));
+        assert_eq!(huge.prompt_tokens(), u64::MAX);
     }
 
     fn add(
