@@ -1,0 +1,38 @@
+//! The Claude Code transcript fold: never panics; folding in two pieces
+//! (as the scan cache does when a file grows) gives what one fold gives;
+//! appending lines never lowers the line count or the output tokens.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use session_intel_core::claude_code::transcript::TranscriptFacts;
+
+/// The facts as comparable text (sets and maps by their sorted contents).
+fn shape(f: &TranscriptFacts) -> String {
+    let mut leaves: Vec<_> = f.leaves.iter().collect();
+    leaves.sort();
+    let (totals, responses) = (f.usage.totals(), f.usage.responses());
+    let mut f = f.clone();
+    f.leaves.clear();
+    f.usage = Default::default();
+    format!("{f:?} {leaves:?} {totals:?} {responses}")
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&cut, bytes)) = data.split_first() else {
+        return;
+    };
+    let mut whole = TranscriptFacts::default();
+    let used = whole.feed(bytes);
+    let _ = whole.with_partial_line(&bytes[used..]);
+
+    let cut = bytes.len() * cut as usize / 255;
+    let mut pieces = TranscriptFacts::default();
+    let first = pieces.feed(&bytes[..cut]);
+    let before = pieces.clone();
+    let second = pieces.feed(&bytes[first..]);
+    assert_eq!(first + second, used);
+    assert_eq!(shape(&pieces), shape(&whole));
+
+    assert!(before.line_count <= whole.line_count);
+    assert!(before.usage.totals().output <= whole.usage.totals().output);
+});

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a fixed time (default 20 s each), starting from
+# the committed seed corpus; what a run discovers goes to a scratch folder,
+# never into the repository. A crash fails the script and leaves its input
+# in fuzz/artifacts/<target>/ (keep it as a regression test, see
+# RELIABILITY.md).
+#
+#   fuzz/run.sh [seconds] [target...]
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-20}
+shift || true
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked --version 0.13.2
+fi
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(cargo fuzz list)
+fi
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cargo +nightly fuzz build
+for target in "${targets[@]}"; do
+  mkdir -p "$scratch/$target"
+  echo "== fuzz $target for ${seconds}s"
+  status=0
+  cargo +nightly fuzz run "$target" "$scratch/$target" "corpus/$target" -- \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+    >"$scratch/$target.log" 2>&1 || status=$?
+  grep -E '^(Done|stat::peak_rss_mb)' "$scratch/$target.log" || true
+  if [ "$status" -ne 0 ]; then
+    tail -40 "$scratch/$target.log"
+    exit "$status"
+  fi
+done
