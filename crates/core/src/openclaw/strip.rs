@@ -583,7 +583,15 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
             stats.entries_removed += 1;
             LineEdit::Delete
         } else if l.changed {
-            let json = serde_json::to_vec(l.value.as_ref().expect("changed lines are JSON"))
+            // A line is only changed after it parsed; should that ever not
+            // hold, the edit fails instead of the process.
+            let value = l.value.as_ref().ok_or_else(|| {
+                Error::new(
+                    ErrorCode::Internal,
+                    format!("line {} was changed unparsed", i + 1),
+                )
+            })?;
+            let json = serde_json::to_vec(value)
                 .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
             LineEdit::Replace(json)
         } else {
