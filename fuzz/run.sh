@@ -5,7 +5,8 @@
 # in fuzz/artifacts/<target>/ (keep it as a regression test, see
 # RELIABILITY.md).
 #
-#   fuzz/run.sh [seconds] [target...]
+#   fuzz/run.sh [seconds] [target...]   (FUZZ_SEED: libFuzzer seed, default 1,
+#   so a CI run is repeatable; set another to explore)
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-20}
@@ -25,7 +26,7 @@ for target in "${targets[@]}"; do
   echo "== fuzz $target for ${seconds}s"
   status=0
   cargo +nightly fuzz run "$target" "$scratch/$target" "corpus/$target" -- \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+    -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     >"$scratch/$target.log" 2>&1 || status=$?
   grep -E '^(Done|stat::peak_rss_mb)' "$scratch/$target.log" || true
   if [ "$status" -ne 0 ]; then
