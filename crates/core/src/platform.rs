@@ -51,7 +51,35 @@ pub fn entry_id(path: &Path, meta: &Metadata) -> io::Result<FileId> {
     imp::entry_id(path, meta)
 }
 
-/// Nanoseconds since the epoch of the last modification.
+/// What tells a file's versions apart: identity, size and modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStat {
+    pub id: FileId,
+    pub len: u64,
+    /// As [`mtime_ns`] gives it.
+    pub mtime_ns: i128,
+}
+
+impl FileStat {
+    /// The stat of the entry at `path` whose metadata the caller has.
+    pub fn of(path: &Path, meta: &Metadata) -> io::Result<FileStat> {
+        Ok(FileStat {
+            id: entry_id(path, meta)?,
+            len: meta.len(),
+            mtime_ns: mtime_ns(meta),
+        })
+    }
+}
+
+/// The stats of the entries `names` of the directory `dir` (a final symlink
+/// not followed), `None` for one that cannot be stat'ed. On Unix they are
+/// taken relative to one open handle of the directory, which spares the
+/// kernel walking the directory's path again for every name.
+pub fn stat_each_in(dir: &Path, names: &[&OsStr]) -> Vec<Option<FileStat>> {
+    imp::stat_each_in(dir, names)
+}
+
+/// Nanoseconds since the epoch of the last modification (0 before it).
 pub fn mtime_ns(meta: &Metadata) -> i128 {
     meta.modified()
         .ok()
@@ -116,7 +144,7 @@ pub fn os_bytes(s: &OsStr) -> Cow<'_, [u8]> {
 
 #[cfg(unix)]
 mod imp {
-    use super::FileId;
+    use super::{FileId, FileStat};
     use std::borrow::Cow;
     use std::ffi::OsStr;
     use std::fs::{File, Metadata, OpenOptions};
@@ -146,6 +174,45 @@ mod imp {
 
     pub fn mode(meta: &Metadata) -> u32 {
         meta.permissions().mode() & 0o7777
+    }
+
+    pub fn stat_each_in(dir: &Path, names: &[&OsStr]) -> Vec<Option<FileStat>> {
+        use std::os::fd::AsRawFd;
+        let Ok(handle) = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY)
+            .open(dir)
+        else {
+            return vec![None; names.len()];
+        };
+        names
+            .iter()
+            .map(|name| {
+                let name = std::ffi::CString::new(name.as_bytes()).ok()?;
+                // SAFETY: `st` is plain data the call fills in; the name is
+                // a NUL-terminated string and the handle is open.
+                let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                let rc = unsafe {
+                    libc::fstatat(
+                        handle.as_raw_fd(),
+                        name.as_ptr(),
+                        &mut st,
+                        libc::AT_SYMLINK_NOFOLLOW,
+                    )
+                };
+                (rc == 0).then(|| {
+                    let ns = i128::from(st.st_mtime) * 1_000_000_000 + i128::from(st.st_mtime_nsec);
+                    FileStat {
+                        id: FileId {
+                            dev: st.st_dev as u64,
+                            ino: st.st_ino as u64,
+                        },
+                        len: st.st_size as u64,
+                        mtime_ns: ns.max(0),
+                    }
+                })
+            })
+            .collect()
     }
 
     pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
@@ -197,7 +264,7 @@ mod imp {
 
 #[cfg(windows)]
 mod imp {
-    use super::FileId;
+    use super::{FileId, FileStat};
     use std::borrow::Cow;
     use std::ffi::OsStr;
     use std::fs::{File, Metadata, OpenOptions};
@@ -241,6 +308,17 @@ mod imp {
 
     pub fn mode(_meta: &Metadata) -> u32 {
         0o644
+    }
+
+    pub fn stat_each_in(dir: &Path, names: &[&OsStr]) -> Vec<Option<FileStat>> {
+        names
+            .iter()
+            .map(|name| {
+                let path = dir.join(name);
+                let meta = std::fs::symlink_metadata(&path).ok()?;
+                FileStat::of(&path, &meta).ok()
+            })
+            .collect()
     }
 
     pub fn create_new(path: &Path, _mode: u32) -> io::Result<File> {

@@ -1,7 +1,8 @@
 //! The persistent scan cache, on a real Claude Code project folder (the
 //! spotter fixture: a session with subagents) copied into a temporary config
 //! dir. A new `ScanCache` stands for a fresh process; every result with the
-//! cache is compared with a scan that has none.
+//! cache is compared with a scan that has none. Also the folder listings a
+//! process keeps between calls, on the same fixture.
 
 use session_intel_core::claude_code::scan_store::{self, cache_file, MAGIC};
 use session_intel_core::claude_code::{
@@ -291,4 +292,66 @@ fn stale_temporary_files_of_killed_writers_are_removed() {
     s.cached();
     assert!(!stale.exists());
     assert!(fresh.exists());
+}
+
+#[test]
+fn listings_kept_between_calls_see_added_sessions_subagents_and_appends() {
+    let s = Setup::new();
+    let project = s.config.join("projects").join(SLUG);
+    let session_dir = project.join(MAIN.trim_end_matches(".jsonl"));
+    let subagents = session_dir.join("subagents");
+    // Folders quiet for a minute: their listings are kept.
+    let quiet = SystemTime::now() - Duration::from_secs(60);
+    for dir in [&project, &session_dir, &subagents] {
+        fs::File::open(dir).unwrap().set_modified(quiet).unwrap();
+    }
+    let process = ScanCache::new();
+    let options = s.options(PersistentCache::Off);
+    let call = || discover_sessions(REPO, &options, &process);
+    let first = call();
+    assert_eq!(shown(&first), shown(&s.uncached()));
+    let subagent_count = first[0].subagent_count;
+
+    let agent = fs::read_dir(&subagents)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    fs::copy(&agent, subagents.join("agent-a0000000000000001.jsonl")).unwrap();
+    let added = call();
+    assert_eq!(added[0].subagent_count, subagent_count + 1);
+    assert_eq!(shown(&added), shown(&s.uncached()));
+
+    // An append changes no folder.
+    let line = fs::read_to_string(&agent)
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("\"usage\"") && l.contains("\"output_tokens\""))
+        .unwrap()
+        .replace("\"output_tokens\":", "\"output_tokens\":1")
+        .replace("\"id\":\"msg_", "\"id\":\"msg_appended");
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&agent)
+        .unwrap()
+        .write_all(format!("{line}\n").as_bytes())
+        .unwrap();
+    let appended = call();
+    assert!(appended[0].tokens.output > added[0].tokens.output);
+    assert_eq!(shown(&appended), shown(&s.uncached()));
+
+    fs::copy(
+        s.main_file(),
+        project.join("00000000-0000-4000-8000-000000000001.jsonl"),
+    )
+    .unwrap();
+    let more = call();
+    assert_eq!(more.len(), first.len() + 1);
+    assert_eq!(shown(&more), shown(&s.uncached()));
+
+    fs::remove_file(subagents.join("agent-a0000000000000001.jsonl")).unwrap();
+    let removed = call();
+    let original = removed.iter().find(|x| x.session_id == first[0].session_id);
+    assert_eq!(original.unwrap().subagent_count, subagent_count);
 }

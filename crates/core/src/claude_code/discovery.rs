@@ -7,12 +7,14 @@
 //! incremental [`ScanCache`]; subagent transcripts are folded into their
 //! parent session and never listed as sessions of their own.
 
+use super::dir_cache::DirCache;
 use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically, ProjectDir};
 use super::registry::{Registry, RegistryRow};
 use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
 use super::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
+use crate::platform::{self, FileStat};
 use crate::{FastMap, FastSet};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
@@ -155,8 +157,6 @@ pub fn is_safe_session_id(id: &str) -> bool {
 }
 
 /// A file found while listing, with its metadata if it could be read.
-type Listed = (PathBuf, Option<fs::Metadata>);
-
 /// The files of one project folder.
 #[derive(Default)]
 struct FolderListing {
@@ -166,64 +166,65 @@ struct FolderListing {
     nested: HashMap<String, Vec<PathBuf>>,
     /// Flat `agent-*.jsonl` files (pre-2.1 layout), parent read from the file.
     flat_agents: Vec<PathBuf>,
-    /// Every file above with its metadata, taken while listing: `stat` relative
-    /// to the open directory is much cheaper than by full path later.
-    stats: Vec<Listed>,
 }
 
-fn list_folder(dir: &Path) -> FolderListing {
+impl FolderListing {
+    /// Every transcript file of the folder.
+    fn files(&self) -> impl Iterator<Item = &PathBuf> {
+        self.sessions
+            .iter()
+            .map(|(_, p)| p)
+            .chain(&self.flat_agents)
+            .chain(self.nested.values().flatten())
+    }
+}
+
+fn is_agent_file(name: &OsStr) -> bool {
+    let name = name.as_encoded_bytes();
+    name.starts_with(b"agent-") && name.ends_with(b".jsonl")
+}
+
+fn list_folder(dir: &Path, dirs: &DirCache) -> FolderListing {
     let mut out = FolderListing::default();
-    let Ok(entries) = fs::read_dir(dir) else {
+    let Some(items) = dirs.items(dir) else {
         return out;
     };
     let mut session_dirs = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let path = entry.path();
+    for item in items.iter() {
+        let Some(name) = item.name.to_str() else {
+            continue;
+        };
         if let Some(id) = session_id_of(name) {
-            out.stats.push((path.clone(), entry.metadata().ok()));
-            out.sessions.push((id.to_owned(), path));
-        } else if name.starts_with("agent-") && name.ends_with(".jsonl") {
-            out.stats.push((path.clone(), entry.metadata().ok()));
-            out.flat_agents.push(path);
-        } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            session_dirs.push((name.to_owned(), path.join("subagents")));
+            out.sessions.push((id.to_owned(), dir.join(name)));
+        } else if is_agent_file(&item.name) {
+            out.flat_agents.push(dir.join(name));
+        } else if item.is_dir {
+            session_dirs.push(name);
         }
     }
-    let nested: Vec<(String, Vec<Listed>)> = session_dirs
+    out.nested = session_dirs
         .into_par_iter()
-        .map(|(name, subagents)| {
+        .map(|name| {
             let mut found = Vec::new();
-            collect_agent_files(&subagents, &mut found, 0);
-            (name, found)
+            collect_agent_files(&dir.join(name).join("subagents"), dirs, &mut found, 0);
+            (name.to_owned(), found)
         })
         .filter(|(_, found)| !found.is_empty())
         .collect();
-    for (name, found) in nested {
-        out.nested
-            .insert(name, found.iter().map(|(p, _)| p.clone()).collect());
-        out.stats.extend(found);
-    }
     out.sessions.sort();
     out
 }
 
-/// `agent-*.jsonl` below `dir` with their metadata (subagent groups and
-/// workflows nest a little).
-fn collect_agent_files(dir: &Path, out: &mut Vec<Listed>, depth: usize) {
-    let Ok(entries) = fs::read_dir(dir) else {
+/// `agent-*.jsonl` below `dir` (subagent groups and workflows nest a little).
+fn collect_agent_files(dir: &Path, dirs: &DirCache, out: &mut Vec<PathBuf>, depth: usize) {
+    let Some(items) = dirs.items(dir) else {
         return;
     };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if is_dir && depth < 4 {
-            collect_agent_files(&path, out, depth + 1);
-        } else if name.starts_with("agent-") && name.ends_with(".jsonl") {
-            out.push((path, entry.metadata().ok()));
+    for item in items.iter() {
+        if item.is_dir && depth < 4 {
+            collect_agent_files(&dir.join(&item.name), dirs, out, depth + 1);
+        } else if is_agent_file(&item.name) {
+            out.push(dir.join(&item.name));
         }
     }
 }
@@ -296,7 +297,7 @@ pub fn discover_sessions(
     let listings: Vec<(ProjectDir, FolderListing)> = dirs
         .into_iter()
         .map(|d| {
-            let listing = list_folder(&d.path);
+            let listing = list_folder(&d.path, cache.dirs());
             (d, listing)
         })
         .collect();
@@ -316,22 +317,30 @@ pub fn discover_sessions(
     }
 
     // Scan everything at once, largest first so the long files start early.
-    let extra: Vec<Listed> = elsewhere
-        .values()
-        .map(|p| (p.clone(), fs::metadata(p).ok()))
-        .collect();
     let mut seen_files: FastSet<&OsStr> = FastSet::default();
-    let mut stated: Vec<(&PathBuf, Option<&fs::Metadata>)> = listings
+    let files: Vec<&PathBuf> = listings
         .iter()
-        .flat_map(|(_, l)| &l.stats)
-        .chain(&extra)
-        .filter(|(p, _)| seen_files.insert(p.as_os_str()))
-        .map(|(p, m)| (p, m.as_ref()))
+        .flat_map(|(_, l)| l.files())
+        .chain(elsewhere.values())
+        .filter(|p| seen_files.insert(p.as_os_str()))
         .collect();
-    stated.sort_by_key(|(_, m)| std::cmp::Reverse(m.map_or(0, |m| m.len())));
+    let mut stated: Vec<(&PathBuf, Option<FileStat>)> = files
+        .chunk_by(|a, b| a.parent() == b.parent())
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .flat_map_iter(|same_dir| {
+            let dir = same_dir[0].parent().unwrap_or(Path::new(""));
+            let names: Vec<&OsStr> = same_dir.iter().filter_map(|p| p.file_name()).collect();
+            same_dir
+                .iter()
+                .copied()
+                .zip(platform::stat_each_in(dir, &names))
+        })
+        .collect();
+    stated.sort_by_key(|(_, s)| std::cmp::Reverse(s.map_or(0, |s| s.len)));
     let scans: FastMap<&OsStr, FileScan> = stated
         .into_par_iter()
-        .map(|(p, meta)| (p.as_os_str(), cache.scan_with(p, meta)))
+        .map(|(p, stat)| (p.as_os_str(), cache.scan_with(p, stat)))
         .collect();
     let mut forgot = false;
     for (dir, _) in &listings {

@@ -1,5 +1,6 @@
 //! Claude Code's transcripts and OpenClaw's registry of the sessions it spawned.
 
+pub mod dir_cache;
 pub mod discovery;
 pub mod history;
 pub mod origin;

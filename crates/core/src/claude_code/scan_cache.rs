@@ -12,16 +12,17 @@
 //! A loaded scan is always re-checked against its file (the prefix check)
 //! before it is used.
 
+use super::dir_cache::DirCache;
 use super::scan_store::{self, StoredScan};
 use super::transcript::TranscriptFacts;
 use super::usage::{Usage, UsageGroups};
-use crate::platform::{self, FileId};
+use crate::platform::{self, FileId, FileStat};
 use crate::FastMap;
 use memmap2::Mmap;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
-use std::fs::{File, Metadata};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -52,27 +53,10 @@ pub struct FileScan {
     pub read_bytes: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
-    id: FileId,
-    size: u64,
-    mtime_ns: i128,
-}
-
-impl Identity {
-    fn of(id: FileId, meta: &Metadata) -> Self {
-        Identity {
-            id,
-            size: meta.len(),
-            mtime_ns: platform::mtime_ns(meta),
-        }
-    }
-}
-
 /// How far a file has been folded: what a later scan resumes from.
 #[derive(Debug, Clone)]
 struct Folded {
-    identity: Identity,
+    identity: FileStat,
     /// Bytes folded into `committed` (up to and including the last newline).
     consumed: u64,
     /// Shared with the scan's facts when the file ends with a whole line.
@@ -109,7 +93,8 @@ struct MergedUsage {
     totals: Usage,
 }
 
-/// A cache of file scans, safe to share between threads.
+/// A cache of file scans (and of the listings of their folders), safe to
+/// share between threads.
 #[derive(Debug, Default)]
 pub struct ScanCache {
     /// Deduplicated totals of sessions, keyed by the main transcript's path.
@@ -121,6 +106,8 @@ pub struct ScanCache {
     loaded: Mutex<FastMap<OsString, (Folded, u64)>>,
     /// Persistent caches, by config dir.
     attached: Mutex<HashMap<PathBuf, Attached>>,
+    /// Listings of the folders the scanned files were found in.
+    dirs: DirCache,
 }
 
 fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -147,19 +134,24 @@ impl ScanCache {
         CACHE.get_or_init(ScanCache::new)
     }
 
+    /// The folder listings kept alongside the scans.
+    pub fn dirs(&self) -> &DirCache {
+        &self.dirs
+    }
+
     /// Scans `path`, reusing or extending an earlier scan where possible.
     /// Never fails: an unreadable file gives empty facts and an `error`.
     pub fn scan(&self, path: &Path) -> FileScan {
-        self.scan_with(path, std::fs::metadata(path).ok().as_ref())
+        let stat = std::fs::metadata(path).and_then(|m| FileStat::of(path, &m));
+        self.scan_with(path, stat.ok())
     }
 
     /// [`ScanCache::scan`] for a caller that has just stat'ed the file.
-    pub fn scan_with(&self, path: &Path, meta: Option<&Metadata>) -> FileScan {
+    pub fn scan_with(&self, path: &Path, stat: Option<FileStat>) -> FileScan {
         let key = path.as_os_str();
         let previous = self.lock().get(key).cloned();
-        if let (Some(prev), Some(meta)) = (&previous, meta) {
-            let id = platform::entry_id(path, meta).ok();
-            if id.is_some_and(|id| prev.folded.identity == Identity::of(id, meta)) {
+        if let (Some(prev), Some(stat)) = (&previous, stat) {
+            if prev.folded.identity == stat {
                 return FileScan {
                     read_bytes: 0,
                     ..prev.scan.clone()
@@ -209,12 +201,12 @@ impl ScanCache {
                 continue;
             }
             let folded = Folded {
-                identity: Identity {
+                identity: FileStat {
                     id: FileId {
                         dev: s.dev,
                         ino: s.ino,
                     },
-                    size: s.size,
+                    len: s.size,
                     mtime_ns: s.mtime_ns,
                 },
                 consumed: s.consumed,
@@ -399,7 +391,7 @@ fn stored<'a>(path: &'a OsStr, f: &'a Folded, last_seen: u64) -> StoredScan<'a> 
         path: path.to_string_lossy(),
         dev: f.identity.id.dev,
         ino: f.identity.id.ino,
-        size: f.identity.size,
+        size: f.identity.len,
         mtime_ns: f.identity.mtime_ns,
         consumed: f.consumed,
         head_hash: f.head_hash,
@@ -439,11 +431,15 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
             "not a regular file",
         ));
     }
-    let identity = Identity::of(platform::open_file_id(&file, &meta)?, &meta);
+    let identity = FileStat {
+        id: platform::open_file_id(&file, &meta)?,
+        len: meta.len(),
+        mtime_ns: platform::mtime_ns(&meta),
+    };
     let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
     let resumable = previous.filter(|p| {
         p.identity.id == identity.id
-            && identity.size >= p.consumed
+            && identity.len >= p.consumed
             && check_hashes(&file, p.consumed).ok() == Some((p.head_hash, p.tail_hash))
     });
     let (mut committed, start, hashes) = match resumable {
@@ -454,7 +450,7 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
         ),
         None => (Arc::default(), 0, None),
     };
-    let bytes = read_range(&file, start, identity.size)?;
+    let bytes = read_range(&file, start, identity.len)?;
     // Copies the facts only when another scan still shares them.
     let used = match memchr::memrchr(b'\n', &bytes) {
         Some(_) => Arc::make_mut(&mut committed).feed(&bytes),
@@ -481,7 +477,7 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
         },
         scan: FileScan {
             facts,
-            size: identity.size,
+            size: identity.len,
             modified,
             error: None,
             read_bytes,
