@@ -276,12 +276,16 @@ fn stale_temporary_files_of_killed_writers_are_removed() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let stale = s.cache_dir.join(format!(".{name}.tmp-999999-1"));
-    let fresh = s.cache_dir.join(format!(".{name}.tmp-999999-2"));
-    fs::write(&stale, b"half").unwrap();
-    fs::write(&fresh, b"half").unwrap();
+    // Left by a writer that is gone (no pid is this large), by one that is
+    // running (pid 1) an hour ago, and by a running one now.
+    let dead = s.cache_dir.join(format!(".{name}.tmp-4194305-1"));
+    let stale = s.cache_dir.join(format!(".{name}.tmp-1-1"));
+    let fresh = s.cache_dir.join(format!(".{name}.tmp-1-2"));
+    for p in [&dead, &stale, &fresh] {
+        fs::write(p, b"half").unwrap();
+    }
     set_mtime(&stale, SystemTime::now() - Duration::from_secs(3600));
-    // The next save (a changed file) sweeps the stale one only: the fresh
+    // The next save (a changed file) sweeps the first two only: the fresh
     // one may be another process's save in progress.
     fs::OpenOptions::new()
         .append(true)
@@ -290,6 +294,7 @@ fn stale_temporary_files_of_killed_writers_are_removed() {
         .write_all(&vec![b'\n'; 2 << 20])
         .unwrap();
     s.cached();
+    assert!(!dead.exists());
     assert!(!stale.exists());
     assert!(fresh.exists());
 }

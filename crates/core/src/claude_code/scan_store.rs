@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 /// Bumped whenever the entry layout, [`TranscriptFacts`], what the fold
 /// puts in it, or the prefix check's hashed ranges change.
@@ -34,8 +33,6 @@ pub const MAGIC: &[u8; 8] = b"OCSISCAN";
 pub const MAX_BYTES: usize = 64 << 20;
 /// Bytes of the header before the addon version.
 const FIXED_HEADER: usize = MAGIC.len() + 4;
-/// Temporary files of writers that died are removed after this long.
-const STALE_TEMP: Duration = Duration::from_secs(600);
 
 /// Where the persistent cache lives, if anywhere.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -177,7 +174,6 @@ pub fn save(
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&body).to_le_bytes());
     out.extend_from_slice(&body);
-    remove_stale_temps(dir);
     write_atomic(file, &out, Some(0o600))
 }
 
@@ -192,30 +188,6 @@ fn create_private_dir(dir: &Path) -> crate::error::Result<()> {
     builder
         .create(dir)
         .map_err(|e| crate::error::Error::write_failed(dir, &e))
-}
-
-/// `write_atomic` names its temporary files `.<name>.tmp-<pid>-<n>`.
-fn remove_stale_temps(dir: &Path) {
-    let Ok(listing) = fs::read_dir(dir) else {
-        return;
-    };
-    let now = SystemTime::now();
-    for entry in listing.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if !(name.starts_with(".scans-") && name.contains(".bin.tmp-")) {
-            continue;
-        }
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age >= STALE_TEMP);
-        if old {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
 }
 
 #[cfg(test)]

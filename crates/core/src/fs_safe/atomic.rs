@@ -5,6 +5,11 @@ use crate::platform;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// A temporary file this old is stale whoever wrote it (a writer in another
+/// PID namespace cannot be asked whether it is alive).
+const STALE_TEMP: Duration = Duration::from_secs(600);
 
 /// Replaces `path` with `contents` so that a reader (or a crash) sees either
 /// the old file or the new one, never a mix.
@@ -13,7 +18,9 @@ use std::path::Path;
 /// flushed to disk before the rename, and the directory is flushed after it.
 /// `mode` sets the permissions of the new file; `None` keeps those of the file
 /// being replaced (0644 for a new file). On failure the old file is untouched
-/// and the temporary file is removed.
+/// and the temporary file is removed. Temporary files of the same target
+/// left by writers that died (killed between create and rename) are removed
+/// after a successful write, so they never pile up.
 pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
     let dir = dir.unwrap_or_else(|| Path::new("."));
@@ -35,10 +42,47 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<(
         fs::rename(&tmp, path)?;
         platform::sync_dir(dir)
     })();
-    result.map_err(|err| {
-        let _ = fs::remove_file(&tmp);
-        Error::write_failed(path, &err)
-    })
+    match result {
+        Ok(()) => {
+            remove_stale_temps(dir, &name.to_string_lossy());
+            Ok(())
+        }
+        Err(err) => {
+            let _ = fs::remove_file(&tmp);
+            Err(Error::write_failed(path, &err))
+        }
+    }
+}
+
+/// Removes `.<name>.tmp-<pid>-<n>` files in `dir` whose writer is not
+/// running any more, or that are older than [`STALE_TEMP`].
+fn remove_stale_temps(dir: &Path, name: &str) {
+    let Ok(listing) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.tmp-");
+    let now = SystemTime::now();
+    for entry in listing.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let writer = rest.split('-').next().and_then(|p| p.parse::<u64>().ok());
+        let dead = writer.is_some_and(|pid| {
+            pid != u64::from(std::process::id()) && !platform::process_alive(pid)
+        });
+        let old = || {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| age >= STALE_TEMP)
+        };
+        if dead || old() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn unique_suffix() -> u64 {
@@ -67,6 +111,31 @@ mod tests {
         assert_eq!(platform::mode(&fs::metadata(&path).unwrap()), 0o600);
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn temporary_files_of_dead_writers_are_removed_by_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        let temp = |pid: u64, n: u32| dir.path().join(format!(".a.json.tmp-{pid}-{n}"));
+        // pid 1 is always running; 4194305 is above Linux's largest pid.
+        for p in [temp(4_194_305, 1), temp(1, 2), temp(1, 3)] {
+            fs::write(&p, b"half").unwrap();
+        }
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(temp(1, 3))
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        let other = dir.path().join(".b.json.tmp-4194305-1");
+        fs::write(&other, b"another file's").unwrap();
+        write_atomic(&path, b"x", None).unwrap();
+        assert!(!temp(4_194_305, 1).exists(), "its writer is gone");
+        assert!(temp(1, 2).exists(), "a running writer's save in progress");
+        assert!(!temp(1, 3).exists(), "too old to be in progress");
+        assert!(other.exists(), "only temporary files of the same target");
     }
 
     #[test]
