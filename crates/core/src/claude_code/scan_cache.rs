@@ -30,6 +30,11 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// Files at least this large are memory-mapped instead of read.
 const MMAP_THRESHOLD: u64 = 1 << 20;
+/// Files are read (mapped) this much at a time.
+const WINDOW: u64 = 64 << 20;
+/// Lines longer than this are counted, not read: no transcript line is this
+/// long, and reading one would hold all of it in memory.
+const MAX_LINE: usize = 64 << 20;
 /// Bytes hashed at each end of the scanned prefix to detect rewrites.
 const CHECK_LEN: u64 = 1024;
 /// A persistent cache is saved once this many transcript bytes were read
@@ -346,6 +351,91 @@ impl std::ops::Deref for Bytes {
     }
 }
 
+/// What follows the last newline of a file.
+enum Tail {
+    Bytes(Vec<u8>),
+    /// The start of a line longer than [`MAX_LINE`].
+    Oversized,
+}
+
+/// The result of folding part of a file.
+struct FoldedRange {
+    /// Offset just past the last newline folded.
+    consumed: u64,
+    tail: Tail,
+    read_bytes: u64,
+}
+
+/// Folds the whole lines of bytes `[start, len)` of `file` into `facts`, a
+/// window of at most [`WINDOW`] bytes at a time, so that memory stays
+/// bounded however large the file or its lines are: a line is held whole
+/// only when it spans windows and is at most [`MAX_LINE`] long; a longer
+/// one is counted and skipped. `facts` is copied (`Arc::make_mut`) only
+/// when there is a line to fold.
+fn fold_range(
+    file: &File,
+    start: u64,
+    len: u64,
+    facts: &mut Arc<TranscriptFacts>,
+) -> std::io::Result<FoldedRange> {
+    let mut pos = start;
+    let mut consumed = start;
+    let mut carry: Vec<u8> = Vec::new();
+    let mut oversized = false;
+    while pos < len {
+        let window = read_range(file, pos, len.min(pos + WINDOW))?;
+        if window.is_empty() {
+            break; // shrank meanwhile: fold what was there
+        }
+        let end = pos + window.len() as u64;
+        let Some(first_nl) = memchr::memchr(b'\n', &window) else {
+            if !oversized && carry.len() + window.len() <= MAX_LINE {
+                carry.extend_from_slice(&window);
+            } else {
+                oversized = true;
+                carry = Vec::new();
+            }
+            pos = end;
+            continue;
+        };
+        // The line that started before this window ends here.
+        if oversized {
+            Arc::make_mut(facts).feed_oversized_line();
+        } else if !carry.is_empty() || first_nl > 0 {
+            carry.extend_from_slice(&window[..first_nl]);
+            if carry.len() <= MAX_LINE {
+                Arc::make_mut(facts).feed_line(&carry);
+            } else {
+                Arc::make_mut(facts).feed_oversized_line();
+            }
+        }
+        carry.clear();
+        oversized = false;
+        let rest = &window[first_nl + 1..];
+        let used = match memchr::memrchr(b'\n', rest) {
+            Some(_) => Arc::make_mut(facts).feed(rest),
+            None => 0,
+        };
+        consumed = pos + (first_nl + 1 + used) as u64;
+        let tail = &rest[used..];
+        if tail.len() <= MAX_LINE {
+            carry.extend_from_slice(tail);
+        } else {
+            oversized = true;
+        }
+        pos = end;
+    }
+    Ok(FoldedRange {
+        consumed,
+        tail: if oversized {
+            Tail::Oversized
+        } else {
+            Tail::Bytes(carry)
+        },
+        read_bytes: pos - start,
+    })
+}
+
 /// Bytes `[from, to)` of `file`.
 fn read_range(file: &File, from: u64, to: u64) -> std::io::Result<Bytes> {
     let len = to - from;
@@ -450,19 +540,22 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
         ),
         None => (Arc::default(), 0, None),
     };
-    let bytes = read_range(&file, start, identity.len)?;
     // Copies the facts only when another scan still shares them.
-    let used = match memchr::memrchr(b'\n', &bytes) {
-        Some(_) => Arc::make_mut(&mut committed).feed(&bytes),
-        None => 0,
+    let folded = fold_range(&file, start, identity.len, &mut committed)?;
+    let used = folded.consumed - start;
+    let consumed = folded.consumed;
+    let facts = match &folded.tail {
+        Tail::Bytes(tail) => match committed.with_partial_line(tail) {
+            Cow::Borrowed(_) => Arc::clone(&committed),
+            Cow::Owned(with_tail) => Arc::new(with_tail),
+        },
+        Tail::Oversized => {
+            let mut with_tail = (*committed).clone();
+            with_tail.feed_oversized_line();
+            Arc::new(with_tail)
+        }
     };
-    let consumed = start + used as u64;
-    let facts = match committed.with_partial_line(&bytes[used..]) {
-        Cow::Borrowed(_) => Arc::clone(&committed),
-        Cow::Owned(with_tail) => Arc::new(with_tail),
-    };
-    let read_bytes = bytes.len() as u64;
-    drop(bytes);
+    let read_bytes = folded.read_bytes;
     let (head_hash, tail_hash) = match hashes {
         Some(same) if used == 0 => same,
         _ => check_hashes(&file, consumed)?,

@@ -257,6 +257,12 @@ impl TranscriptFacts {
         std::borrow::Cow::Owned(copy)
     }
 
+    /// Folds a line too long to be read: counted, nothing else (as a line
+    /// that is not JSON).
+    pub fn feed_oversized_line(&mut self) {
+        self.line_count += 1;
+    }
+
     /// Folds one line (without its `\n`).
     pub fn feed_line(&mut self, raw: &[u8]) {
         if raw.iter().all(u8::is_ascii_whitespace) {
