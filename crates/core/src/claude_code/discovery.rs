@@ -303,13 +303,14 @@ pub fn discover_sessions(
         .collect();
 
     // Registry sessions whose transcript is not in the repository's folders.
+    let listed: FastSet<&str> = listings
+        .iter()
+        .flat_map(|(_, l)| l.sessions.iter().map(|(s, _)| s.as_str()))
+        .collect();
     let mut elsewhere: HashMap<String, PathBuf> = HashMap::new();
     for row in &registry_rows {
         let id = &row.entry.session_id;
-        let listed = listings
-            .iter()
-            .any(|(_, l)| l.sessions.iter().any(|(s, _)| s == id));
-        if !listed {
+        if !listed.contains(id.as_str()) {
             if let Some(path) = find_transcript(&claude_dir, &repo, id) {
                 elsewhere.insert(id.clone(), path);
             }
@@ -361,6 +362,7 @@ pub fn discover_sessions(
 
     // Sessions found in the folders: id -> (main path, subagent paths).
     let mut native: Vec<(String, PathBuf, Vec<PathBuf>)> = Vec::new();
+    let mut native_index: FastMap<&str, usize> = FastMap::default();
     let mut flat_by_parent: HashMap<String, Vec<PathBuf>> = HashMap::new();
     for (dir, listing) in &listings {
         for path in &listing.flat_agents {
@@ -375,9 +377,10 @@ pub fn discover_sessions(
             if dir.needs_cwd_check && !cwd_matches(scans.get(path.as_os_str()), &dir.launch_dir) {
                 continue;
             }
-            if native.iter().any(|(n, _, _)| n == id) {
+            if native_index.contains_key(id.as_str()) {
                 continue;
             }
+            native_index.insert(id, native.len());
             let subs = listing.nested.get(id).cloned().unwrap_or_default();
             native.push((id.clone(), path.clone(), subs));
         }
@@ -407,7 +410,7 @@ pub fn discover_sessions(
     for row in &registry_rows {
         let id = &row.entry.session_id;
         seen.insert(id.clone());
-        let folder_hit = native.iter().find(|(n, _, _)| n == id);
+        let folder_hit = native_index.get(id.as_str()).map(|&i| &native[i]);
         let (main, subs) = match folder_hit {
             Some((_, p, s)) => (Some(p.clone()), s.clone()),
             None => (elsewhere.get(id).cloned(), Vec::new()),
