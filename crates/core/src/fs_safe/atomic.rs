@@ -18,7 +18,7 @@ const STALE_TEMP: Duration = Duration::from_secs(600);
 /// flushed to disk before the rename, and the directory is flushed after it.
 /// `mode` sets the permissions of the new file; `None` keeps those of the file
 /// being replaced (0644 for a new file). On failure the old file is untouched
-/// and the temporary file is removed. Temporary files of the same target
+/// and the temporary file is removed. Temporary files in the same folder
 /// left by writers that died (killed between create and rename) are removed
 /// after a successful write, so they never pile up.
 pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<()> {
@@ -44,7 +44,7 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<(
     })();
     match result {
         Ok(()) => {
-            remove_stale_temps(dir, &name.to_string_lossy());
+            remove_stale_temps(dir);
             Ok(())
         }
         Err(err) => {
@@ -54,23 +54,21 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<(
     }
 }
 
-/// Removes `.<name>.tmp-<pid>-<n>` files in `dir` whose writer is not
-/// running any more, or that are older than [`STALE_TEMP`].
-fn remove_stale_temps(dir: &Path, name: &str) {
+/// Removes the temporary files `.<name>.tmp-<pid>-<n>` in `dir` (of any
+/// target: backups and snapshots are written under new names each time)
+/// whose writer is not running any more, or that are older than
+/// [`STALE_TEMP`].
+fn remove_stale_temps(dir: &Path) {
     let Ok(listing) = fs::read_dir(dir) else {
         return;
     };
-    let prefix = format!(".{name}.tmp-");
     let now = SystemTime::now();
     for entry in listing.flatten() {
         let file = entry.file_name();
-        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+        let Some(writer) = file.to_str().and_then(temp_writer) else {
             continue;
         };
-        let writer = rest.split('-').next().and_then(|p| p.parse::<u64>().ok());
-        let dead = writer.is_some_and(|pid| {
-            pid != u64::from(std::process::id()) && !platform::process_alive(pid)
-        });
+        let dead = writer != u64::from(std::process::id()) && !platform::process_alive(writer);
         let old = || {
             entry
                 .metadata()
@@ -83,6 +81,17 @@ fn remove_stale_temps(dir: &Path, name: &str) {
             let _ = fs::remove_file(entry.path());
         }
     }
+}
+
+/// The writer's pid, when `file` is named as [`write_atomic`] names its
+/// temporary files.
+fn temp_writer(file: &str) -> Option<u64> {
+    let (_, suffix) = file.strip_prefix('.')?.rsplit_once(".tmp-")?;
+    let (pid, n) = suffix.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(pid) && digits(n))
+        .then(|| pid.parse().ok())
+        .flatten()
 }
 
 fn unique_suffix() -> u64 {
@@ -129,13 +138,25 @@ mod tests {
             .unwrap()
             .set_modified(hour_ago)
             .unwrap();
-        let other = dir.path().join(".b.json.tmp-4194305-1");
-        fs::write(&other, b"another file's").unwrap();
+        // A backup written under a new name each time: swept all the same.
+        let backup = dir
+            .path()
+            .join(".a.json.bak.2026-11-23T18-41-44.080Z.tmp-4194305-1");
+        let not_ours = dir.path().join(".b.json.tmp-4194305");
+        fs::write(&backup, b"half").unwrap();
+        fs::write(&not_ours, b"someone else's").unwrap();
         write_atomic(&path, b"x", None).unwrap();
         assert!(!temp(4_194_305, 1).exists(), "its writer is gone");
         assert!(temp(1, 2).exists(), "a running writer's save in progress");
         assert!(!temp(1, 3).exists(), "too old to be in progress");
-        assert!(other.exists(), "only temporary files of the same target");
+        assert!(
+            !backup.exists(),
+            "a dead writer's temporary file of another target"
+        );
+        assert!(
+            not_ours.exists(),
+            "not named as write_atomic names its files"
+        );
     }
 
     #[test]
