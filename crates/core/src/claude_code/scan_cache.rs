@@ -378,18 +378,29 @@ fn fold_range(
     len: u64,
     facts: &mut Arc<TranscriptFacts>,
 ) -> std::io::Result<FoldedRange> {
+    fold_range_by(file, start, len, facts, (WINDOW, MAX_LINE))
+}
+
+/// [`fold_range`] with its window and line limit given.
+fn fold_range_by(
+    file: &File,
+    start: u64,
+    len: u64,
+    facts: &mut Arc<TranscriptFacts>,
+    (window_len, max_line): (u64, usize),
+) -> std::io::Result<FoldedRange> {
     let mut pos = start;
     let mut consumed = start;
     let mut carry: Vec<u8> = Vec::new();
     let mut oversized = false;
     while pos < len {
-        let window = read_range(file, pos, len.min(pos + WINDOW))?;
+        let window = read_range(file, pos, len.min(pos + window_len))?;
         if window.is_empty() {
             break; // shrank meanwhile: fold what was there
         }
         let end = pos + window.len() as u64;
         let Some(first_nl) = memchr::memchr(b'\n', &window) else {
-            if !oversized && carry.len() + window.len() <= MAX_LINE {
+            if !oversized && carry.len() + window.len() <= max_line {
                 carry.extend_from_slice(&window);
             } else {
                 oversized = true;
@@ -403,7 +414,7 @@ fn fold_range(
             Arc::make_mut(facts).feed_oversized_line();
         } else if !carry.is_empty() || first_nl > 0 {
             carry.extend_from_slice(&window[..first_nl]);
-            if carry.len() <= MAX_LINE {
+            if carry.len() <= max_line {
                 Arc::make_mut(facts).feed_line(&carry);
             } else {
                 Arc::make_mut(facts).feed_oversized_line();
@@ -418,7 +429,7 @@ fn fold_range(
         };
         consumed = pos + (first_nl + 1 + used) as u64;
         let tail = &rest[used..];
-        if tail.len() <= MAX_LINE {
+        if tail.len() <= max_line {
             carry.extend_from_slice(tail);
         } else {
             oversized = true;
@@ -618,6 +629,71 @@ mod tests {
         let scan = cache.scan(&path);
         assert_eq!(scan.facts.line_count, 3);
         assert_eq!(scan.facts.usage.responses(), 2);
+    }
+
+    #[test]
+    fn folding_by_windows_equals_folding_at_once_and_skips_overlong_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let user = |text: &str| {
+            format!(r#"{{"type":"user","message":{{"role":"user","content":"{text}"}}}}"#)
+        };
+        let long = user(&"y".repeat(300));
+        let text = format!(
+            "{LINE}\n\n{}\n{long}\n{LINE}\n{}",
+            user("short"),
+            user("unterminated")
+        );
+        std::fs::write(&path, &text).unwrap();
+        let file = File::open(&path).unwrap();
+        let len = text.len() as u64;
+        let whole = {
+            let mut facts = TranscriptFacts::default();
+            let used = facts.feed(text.as_bytes());
+            (
+                facts
+                    .with_partial_line(&text.as_bytes()[used..])
+                    .into_owned(),
+                used as u64,
+            )
+        };
+        for window in [1, 2, 7, 64, 299, 300, 301, 4096] {
+            let mut facts = Arc::default();
+            let folded = fold_range_by(&file, 0, len, &mut facts, (window, 1 << 20)).unwrap();
+            let Tail::Bytes(tail) = &folded.tail else {
+                panic!("no line is too long")
+            };
+            let folded_facts = facts.with_partial_line(tail).into_owned();
+            assert_eq!(
+                format!("{folded_facts:?}"),
+                format!("{:?}", whole.0),
+                "window {window}"
+            );
+            assert_eq!(folded.consumed, whole.1);
+            assert_eq!(folded.read_bytes, len);
+        }
+        // Lines over the limit are counted and not read, the others are.
+        for window in [5, 64, 4096] {
+            let mut facts = Arc::default();
+            let folded = fold_range_by(&file, 0, len, &mut facts, (window, 200)).unwrap();
+            let Tail::Bytes(tail) = &folded.tail else {
+                panic!("the last line is short")
+            };
+            let facts = facts.with_partial_line(tail).into_owned();
+            assert_eq!(facts.line_count, whole.0.line_count, "window {window}");
+            assert_eq!(facts.first_prompt.as_deref(), Some("short"));
+            assert_eq!(facts.last_prompt.as_deref(), Some("unterminated"));
+        }
+        let mut facts = Arc::default();
+        let cut = len - user("unterminated").len() as u64;
+        let folded = fold_range_by(&file, 0, len, &mut facts, (64, 10)).unwrap();
+        assert!(
+            matches!(folded.tail, Tail::Oversized),
+            "an unterminated overlong line"
+        );
+        assert_eq!(folded.consumed, cut);
+        // Four whole lines (the blank one is no line); the fifth is the tail.
+        assert_eq!(facts.line_count, 4);
     }
 
     #[test]
