@@ -1,0 +1,133 @@
+// Every writer of the addon (writers.mjs) against a disk that fills up
+// mid-write (a small tmpfs, else RLIMIT_FSIZE), a read-only tree (a
+// read-only bind mount as root, else permissions) and a file it writes
+// replaced by a directory: each answers E_WRITE_FAILED with a hint, and
+// leaves every file byte-identical, with nothing added.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { tempDir, posix } from './helpers.mjs';
+import { roundOf, writers, files } from './writers.mjs';
+
+const root = posix && process.getuid() === 0;
+const sh = (cmd) => spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
+
+/** Runs `fn` on a tmpfs of `kb` KiB mounted on a fresh folder. */
+async function onTmpfs(kb, fn) {
+  const dir = fs.realpathSync(tempDir('osi-full-'));
+  assert.equal(sh(`mount -t tmpfs -o size=${kb}k tmpfs '${dir}'`).status, 0, 'tmpfs could not be mounted');
+  try {
+    await fn(dir);
+  } finally {
+    sh(`umount '${dir}'`);
+  }
+}
+
+/** Makes `dir` read-only; returns how to undo it. */
+function readOnly(dir) {
+  if (root) {
+    assert.equal(sh(`mount --bind '${dir}' '${dir}' && mount -o remount,bind,ro '${dir}'`).status, 0);
+    return () => sh(`umount '${dir}'`);
+  }
+  const dirs = [dir, ...[...walkDirs(dir)]];
+  for (const d of dirs) fs.chmodSync(d, 0o555);
+  return () => dirs.forEach((d) => fs.chmodSync(d, 0o755));
+}
+
+function* walkDirs(dir) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) {
+      yield path.join(dir, e.name);
+      yield* walkDirs(path.join(dir, e.name));
+    }
+  }
+}
+
+/** Every file under `dir` with its bytes. */
+const snapshot = (dir) => new Map([...files(dir)].sort().map((f) => [f, fs.readFileSync(f)]));
+
+function assertUnchanged(before, dir, what) {
+  const after = snapshot(dir);
+  assert.deepEqual([...after.keys()], [...before.keys()], `${what}: files were added or removed`);
+  for (const [f, bytes] of before) assert.ok(after.get(f).equals(bytes), `${what}: ${f} changed`);
+}
+
+async function assertWriteFailed(promise, what) {
+  await assert.rejects(promise, (e) => {
+    assert.equal(e.code, 'E_WRITE_FAILED', `${what}: ${e.code} ${e.message}`);
+    assert.ok(typeof e.hint === 'string' && e.hint.length > 0, `${what}: no hint`);
+    return true;
+  }, `${what}: the call succeeded`);
+}
+
+/** A writer set up and through its first versions, ready for the fault. */
+async function ready(w, dir) {
+  const s = w.setup(dir);
+  Object.assign(process.env, { OPENCLAW_STATE_DIR: s.state, CLAUDE_CONFIG_DIR: s.claude });
+  if (w.versions) await w.versions(s);
+  return s;
+}
+
+for (const [name, w] of Object.entries(writers)) {
+  const writer = w.writer ?? name;
+
+  test(`${name}: a disk that fills up mid-write`, { skip: root ? false : 'needs a tmpfs mount (root)' }, async () => {
+    await onTmpfs(16 * 1024, async (dir) => {
+      const s = await ready(w, dir);
+      // Fill the disk, then free a few pages (none for a writer of small
+      // files): the write starts and runs out.
+      const filler = path.join(dir, 'filler');
+      const fd = fs.openSync(filler, 'w');
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      try {
+        for (;;) fs.writeSync(fd, chunk);
+      } catch (e) {
+        assert.equal(e.code, 'ENOSPC');
+      }
+      fs.closeSync(fd);
+      if (!w.small) fs.truncateSync(filler, Math.max(0, fs.statSync(filler).size - 3 * 4096));
+      const before = snapshot(s.state);
+      await assertWriteFailed(roundOf(writer, s, 0), 'disk full');
+      assertUnchanged(before, s.state, 'disk full');
+    });
+  });
+
+  test(`${name}: a read-only tree`, { skip: posix ? false : 'POSIX permissions' }, async () => {
+    const s = await ready(w);
+    const before = snapshot(s.state);
+    const undo = readOnly(s.state);
+    try {
+      await assertWriteFailed(roundOf(writer, s, 0), 'read-only');
+    } finally {
+      undo();
+    }
+    assertUnchanged(before, s.state, 'read-only');
+  });
+}
+
+test('a state file replaced by a directory: E_WRITE_FAILED, nothing else changed', async () => {
+  for (const [name, w] of Object.entries(writers)) {
+    const writer = w.writer ?? name;
+    // Which JSON files does one round write (under names a second round
+    // writes again: not timestamped snapshots)? Each in turn becomes a directory.
+    const probe = await ready(w);
+    const untouched = snapshot(probe.state);
+    await roundOf(writer, probe, 0);
+    const written = [...snapshot(probe.state)].filter(([f, b]) => f.endsWith('.json') && !/\d{4}-\d\d-\d\dT/.test(f) && !untouched.get(f)?.equals(b)).map(([f]) => path.relative(probe.state, f));
+    assert.ok(written.length > 0 || name.startsWith('edit'), `${name} wrote no JSON file`);
+    for (const rel of written) {
+      const s = await ready(w);
+      const target = path.join(s.state, rel);
+      fs.rmSync(target, { force: true });
+      fs.mkdirSync(target, { recursive: true });
+      const before = snapshot(s.state);
+      await assertWriteFailed(roundOf(writer, s, 0), `${name}: ${rel} is a directory`);
+      assertUnchanged(before, s.state, `${name}: ${rel} is a directory`);
+      assert.ok(fs.statSync(target).isDirectory());
+    }
+  }
+});
