@@ -409,16 +409,18 @@ fn fold_range_by(
             pos = end;
             continue;
         };
-        // The line that started before this window ends here.
-        if oversized {
-            Arc::make_mut(facts).feed_oversized_line();
-        } else if !carry.is_empty() || first_nl > 0 {
+        // The line that started before this window ends here; it is
+        // copied only when it began in an earlier window.
+        let line: &[u8] = if carry.is_empty() {
+            &window[..first_nl]
+        } else {
             carry.extend_from_slice(&window[..first_nl]);
-            if carry.len() <= max_line {
-                Arc::make_mut(facts).feed_line(&carry);
-            } else {
-                Arc::make_mut(facts).feed_oversized_line();
-            }
+            &carry
+        };
+        if oversized || line.len() > max_line {
+            Arc::make_mut(facts).feed_oversized_line();
+        } else if !line.is_empty() {
+            Arc::make_mut(facts).feed_line(line);
         }
         carry.clear();
         oversized = false;
