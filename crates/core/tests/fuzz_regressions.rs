@@ -2,29 +2,72 @@
 //! fixed. Each file is a fuzz input: keep and truncate-percent bytes, then
 //! the transcript.
 
-use session_intel_core::openclaw::strip::strip_tools;
+use session_intel_core::openclaw::strip::{strip_tools, LineEdit, StripOutput};
 use std::path::Path;
 
-fn input(name: &str) -> Vec<u8> {
-    std::fs::read(
+/// The settings and transcript of a kept fuzz input.
+fn input(name: &str) -> (u32, u32, Vec<u8>) {
+    let data = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/data/fuzz")
             .join(name),
     )
-    .unwrap()
+    .unwrap();
+    (data[0] as u32 % 6, data[1] as u32 % 101, data[2..].to_vec())
+}
+
+/// What the `openclaw_strip` target asserts: every rewritten line is JSON,
+/// the rendered size is the planned one, and the cleaned transcript can be
+/// cleaned again. Returns both plans.
+fn clean_twice(name: &str) -> (StripOutput, StripOutput) {
+    let (keep, percent, bytes) = input(name);
+    let first = strip_tools(&bytes, keep, percent).unwrap();
+    for edit in &first.edits {
+        if let LineEdit::Replace(json) = edit {
+            serde_json::from_slice::<serde_json::Value>(json).expect("a rewritten line is JSON");
+        }
+    }
+    let cleaned = first.render(&bytes);
+    assert_eq!(cleaned.len() as u64, first.size_after);
+    let second = strip_tools(&cleaned, keep, percent).expect("the cleaned transcript reads");
+    (first, second)
 }
 
 /// The cleaner's transform once panicked ("changed lines are JSON") when
-/// cleaning its own output of this input again; it must answer, with a
-/// result or a coded error.
+/// cleaning its own output of this input again.
 #[test]
 fn the_cleaner_answers_on_the_input_it_once_panicked_on() {
-    let data = input("openclaw_strip-changed-unparsed");
-    let (keep, percent) = (data[0] as u32 % 6, data[1] as u32 % 101);
-    let bytes = &data[2..];
-    if let Ok(out) = strip_tools(bytes, keep, percent) {
-        let _ = strip_tools(&out.render(bytes), keep, percent);
-    }
+    clean_twice("openclaw_strip-changed-unparsed");
+}
+
+/// A tool-call message whose only flaw is invalid UTF-8 inside a string was
+/// deleted after a lenient check, then had to be brought back as the last
+/// assistant message, which needs it parsed: "line 3 was changed unparsed".
+/// A line is now deleted only when it parses as it would be edited.
+#[test]
+fn a_deleted_line_can_always_be_brought_back_as_the_last_assistant_message() {
+    let (_, second) = clean_twice("openclaw_strip-deleted-line-that-does-not-parse");
+    assert!(
+        !second.changes_anything(),
+        "the line that does not parse is left as it is"
+    );
+}
+
+/// A message with two `content` keys: the selective reading (first key)
+/// saw no tool call, the parse (last key, as `JSON.parse`) removed one, and
+/// the preserved count underflowed.
+#[test]
+fn a_duplicate_content_key_does_not_underflow_the_counts() {
+    let (first, _) = clean_twice("openclaw_strip-duplicate-content-key");
+    let s = &first.stats;
+    assert_eq!(
+        (
+            s.tool_calls_original,
+            s.tool_calls_removed,
+            s.tool_calls_preserved
+        ),
+        (1, 2, 0)
+    );
 }
 
 /// Not fixed yet: cleaning the cleaned transcript again still edits it
@@ -32,9 +75,5 @@ fn the_cleaner_answers_on_the_input_it_once_panicked_on() {
 /// its own output.
 #[test]
 fn the_cleaned_transcript_can_be_cleaned_again() {
-    let data = input("openclaw_strip-cleaning-twice-changes-more");
-    let (keep, percent) = (data[0] as u32 % 6, data[1] as u32 % 101);
-    let bytes = &data[2..];
-    let out = strip_tools(bytes, keep, percent).unwrap();
-    strip_tools(&out.render(bytes), keep, percent).unwrap();
+    clean_twice("openclaw_strip-cleaning-twice-changes-more");
 }

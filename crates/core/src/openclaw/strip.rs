@@ -21,7 +21,6 @@ use super::tree::{active_path, TreeEntry};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::{as_str, field, field_start, Elements};
 use rayon::prelude::*;
-use serde::de::IgnoredAny;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -207,8 +206,9 @@ struct Line<'a> {
     /// Tool-call blocks of an assistant message (with or without an id).
     call_blocks: u32,
     result_for: Option<String>,
-    /// Whether the line is valid JSON, checked only where a line is to be
-    /// deleted without being parsed.
+    /// Whether the line parses, checked only where a line is to be deleted
+    /// without being kept parsed. It is the same parse the line would be
+    /// edited with, so a deleted line can always be brought back as a note.
     valid: bool,
     value: Option<Value>,
     deleted: bool,
@@ -358,7 +358,8 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .count();
 
     // Parse (in parallel) what will change. An assistant message of tool
-    // calls and thinking only is deleted whole: it is validated, not parsed.
+    // calls and thinking only is deleted whole: it is parsed to check it
+    // reads, and not kept.
     let whole_deletion = |l: &Line<'_>| {
         l.calls_only && !is_pinned(l) && !l.calls.iter().any(|c| protected_calls.contains(c))
     };
@@ -368,7 +369,7 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .skip(1)
         .for_each(|(i, l)| match (l.role(), zone_of(i)) {
             (Some("assistant"), "removed") if whole_deletion(l) => {
-                l.valid = serde_json::from_slice::<IgnoredAny>(l.raw).is_ok();
+                l.valid = serde_json::from_slice::<Value>(l.raw).is_ok();
             }
             (Some("assistant"), "removed" | "truncated") | (Some("toolResult"), "truncated") => {
                 l.value_mut();
@@ -471,8 +472,12 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         line.changed |= changed;
         line.deleted |= delete;
     }
-    stats.tool_calls_preserved =
-        stats.tool_calls_original - stats.tool_calls_removed - stats.tool_calls_truncated;
+    // The calls counted come from reading the line selectively, the calls
+    // removed or truncated from its parse; on a line with a duplicate key
+    // (first wins in one, last in the other) the two can disagree.
+    stats.tool_calls_preserved = stats
+        .tool_calls_original
+        .saturating_sub(stats.tool_calls_removed + stats.tool_calls_truncated);
     // Results of removed calls go with them, wherever they are.
     for l in lines.iter_mut() {
         if l.role() == Some("toolResult")
@@ -492,10 +497,10 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
             .rev()
             .find(|l| l.role() == Some("assistant"))
         {
-            l.deleted = false;
-            l.changed = true;
             if let Some(v) = l.value_mut() {
                 v["message"]["content"] = json!([{"type": "text", "text": KEPT_ASSISTANT_NOTE}]);
+                l.deleted = false;
+                l.changed = true;
             }
         }
     }
