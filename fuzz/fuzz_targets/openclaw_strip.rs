@@ -1,11 +1,7 @@
 //! The OpenClaw context cleaner's transform: never panics; every line it
-//! writes anew is JSON; the transcript it leaves still reads as a
-//! transcript and can be cleaned again.
-//!
-//! Cleaning twice with the same settings should change nothing, but does
-//! not yet: `crates/core/tests/data/fuzz/openclaw_strip-cleaning-twice-changes-more` (keep 0
-//! on a real moltbot transcript) is a second pass that still edits. Until
-//! that is fixed the check is left out (see RELIABILITY.md).
+//! writes anew is JSON; the rendered size is the planned one; the
+//! transcript it leaves can be cleaned again, and cleaning it again with
+//! the same settings changes nothing.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -26,5 +22,9 @@ fuzz_target!(|data: &[u8]| {
     }
     let cleaned = out.render(bytes);
     assert_eq!(cleaned.len() as u64, out.size_after);
-    strip_tools(&cleaned, keep, percent).expect("the cleaned transcript reads");
+    let again = strip_tools(&cleaned, keep, percent).expect("the cleaned transcript reads");
+    assert!(
+        !again.changes_anything(),
+        "cleaning twice with the same settings changes nothing"
+    );
 });

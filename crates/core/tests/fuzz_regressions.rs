@@ -30,6 +30,10 @@ fn clean_twice(name: &str) -> (StripOutput, StripOutput) {
     let cleaned = first.render(&bytes);
     assert_eq!(cleaned.len() as u64, first.size_after);
     let second = strip_tools(&cleaned, keep, percent).expect("the cleaned transcript reads");
+    assert!(
+        !second.changes_anything(),
+        "cleaning twice with the same settings changes nothing"
+    );
     (first, second)
 }
 
@@ -70,9 +74,10 @@ fn a_duplicate_content_key_does_not_underflow_the_counts() {
     );
 }
 
-/// Not fixed yet: cleaning the cleaned transcript again still edits it
-/// (keep 0 on a real moltbot transcript). The transform must at least read
-/// its own output.
+/// Cleaning the cleaned transcript again once edited it more (keep 0 on a
+/// real moltbot transcript): a compaction whose `parentId` names no entry
+/// hangs, as OpenClaw reads it, on the entry before it, which the edit
+/// deleted. That parent is now written out, re-linked.
 #[test]
 fn the_cleaned_transcript_can_be_cleaned_again() {
     clean_twice("openclaw_strip-cleaning-twice-changes-more");

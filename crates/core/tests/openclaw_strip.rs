@@ -316,6 +316,35 @@ fn never_leaves_zero_assistant_messages() {
     assert_valid(before.as_bytes(), &out.bytes);
 }
 
+/// OpenClaw's leaf is the last entry of the file. Deleting the leaf would
+/// hand it to an entry off the path (here a second root written before
+/// it), so the edit keeps the leaf, as a note, and the path stays.
+#[test]
+fn deleting_the_leaf_never_moves_the_branch_openclaw_continues_from() {
+    let lines = [
+        json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/"}),
+        json!({"type": "message", "id": "u1", "parentId": null, "timestamp": "t", "message": {"role": "user", "content": "go"}}),
+        json!({"type": "message", "id": "x", "parentId": null, "timestamp": "t", "message": {"role": "assistant", "content": [{"type": "text", "text": "another root"}]}}),
+        json!({"type": "message", "id": "a1", "parentId": "u1", "timestamp": "t", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "x", "arguments": {}}]}}),
+    ];
+    let before = lines
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let out = strip(before.as_bytes(), 0, 0);
+    let after = parse(&out.bytes);
+    assert_eq!(after.len(), 4, "nothing deleted");
+    assert_eq!(after[2], lines[2]);
+    assert_eq!(after[3]["id"], "a1");
+    assert_eq!(
+        after[3]["message"]["content"],
+        json!([{"type": "text", "text": "[tool calls removed]"}])
+    );
+    assert_valid(before.as_bytes(), &out.bytes);
+    assert_eq!(strip(&out.bytes, 0, 0).bytes, out.bytes, "idempotent");
+}
+
 #[test]
 fn the_real_fixture_with_compactions() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shared/openclaw/moltbot-2026-01-31/f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1.jsonl");
@@ -405,8 +434,9 @@ fn removal_deletes_tool_only_messages_unparsed_but_never_a_line_it_cannot_read()
             "a2",
             r#"{"role":"toolResult","toolUseId":"c2","toolName":"exec","content":[{"type":"text","text":"y"}],"isError":false,"timestamp":5}"#,
         ),
-        // Tool calls only, but not valid JSON (a bad escape): left as it is,
-        // and so is its result.
+        // Tool calls only, but not valid JSON (a bad escape): OpenClaw skips
+        // such a line, and the edit leaves it as it is. Its result then
+        // hangs on the entry before it (r2, deleted), and is re-linked.
         msg(
             "a3",
             "r2",
@@ -431,9 +461,13 @@ fn removal_deletes_tool_only_messages_unparsed_but_never_a_line_it_cannot_read()
     assert!(!after.contains(r#""id":"a1""#) && !after.contains(r#""id":"r1""#));
     assert!(!after.contains(r#""id":"r2""#));
     assert!(
-        kept.contains(&lines[6].as_str()) && kept.contains(&lines[7].as_str()),
-        "unreadable line and its result untouched"
+        kept.contains(&lines[6].as_str()),
+        "unreadable line untouched"
     );
+    let r3: Value =
+        serde_json::from_str(kept.iter().find(|l| l.contains(r#""id":"r3""#)).unwrap()).unwrap();
+    assert_eq!(r3["parentId"], "a2", "re-linked past the deleted r2");
+    assert_eq!(r3["message"]["content"][0]["text"], "z");
     assert!(kept.contains(&lines[8].as_str()));
     let a2: Value =
         serde_json::from_str(kept.iter().find(|l| l.contains(r#""id":"a2""#)).unwrap()).unwrap();

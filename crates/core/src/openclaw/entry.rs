@@ -4,6 +4,7 @@
 
 use super::tree::{Parent, TreeEntry};
 use crate::json_scan::{as_str, field, Fields};
+use serde::de::IgnoredAny;
 
 /// An entry's type, links and message role.
 #[derive(Debug, Clone, Default)]
@@ -36,11 +37,18 @@ pub(crate) const REFERENCE_FIELDS: [&str; 4] =
     ["firstKeptEntryId", "fromId", "targetId", "appendParentId"];
 
 impl EntryHead {
-    /// Reads the head of `raw`, a JSON object (anything else reads as an
-    /// entry of no type).
+    /// Reads the head of `raw`, a JSON object. Anything else, a line that
+    /// is not valid JSON included, reads as an entry of no type: OpenClaw
+    /// skips malformed lines, so they are not part of its tree.
     pub fn read(raw: &[u8]) -> EntryHead {
         let text = |v: &[u8]| as_str(v).map(|s| s.into_owned());
         let mut head = EntryHead::default();
+        // What `JSON.parse` accepts: like serde's validation without
+        // building values, invalid UTF-8, lone surrogates and numbers
+        // beyond f64 included.
+        if serde_json::from_slice::<IgnoredAny>(raw).is_err() {
+            return head;
+        }
         for (key, value) in Fields::new(raw) {
             match key {
                 b"type" => head.kind = text(value),

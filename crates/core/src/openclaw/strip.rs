@@ -7,9 +7,14 @@
 //! kept and the oldest `truncate_percent` % of those are truncated; older
 //! ones lose their tool calls, tool results and thinking. The transcript is
 //! a tree: a deleted entry's children are re-linked to its nearest
-//! surviving ancestor, and `fromId`, `targetId` and `appendParentId` never
-//! point at a deleted entry; the target of a `firstKeptEntryId` is never
-//! deleted at all. Untouched lines stay byte for byte; the header is never
+//! surviving ancestor (the parent as OpenClaw reads it: a missing or stale
+//! `parentId` means the entry before it), and `fromId`, `targetId` and
+//! `appendParentId` never point at a deleted entry; the target of a
+//! `firstKeptEntryId` is never deleted at all, nor is the leaf when
+//! deleting it would move OpenClaw's leaf off the path (the edited path is
+//! checked to be the old one without the deleted entries). Lines that are
+//! not valid JSON are not entries, as OpenClaw skips them, and are left as
+//! they are. Untouched lines stay byte for byte; the header is never
 //! changed; an edit never leaves zero assistant messages (OpenClaw empties
 //! such a file). Applying the same settings twice changes nothing.
 //!
@@ -17,7 +22,7 @@
 //! JSONL store renders it, the SQLite store writes only the rows it changes.
 
 use super::entry::{EntryHead, REFERENCE_FIELDS};
-use super::tree::{active_path, TreeEntry};
+use super::tree::{Tree, TreeEntry};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::{as_str, field, field_start, Elements};
 use rayon::prelude::*;
@@ -295,12 +300,78 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .with_hint("pass the id of an OpenClaw transcript (occ list shows them)"));
     }
 
-    // The active path, and its turns: a user message starts one.
-    let tree: Vec<TreeEntry<'_>> = lines.iter().map(|l| l.head.tree()).collect();
-    let path = active_path(&tree);
+    // The active path, and the parent OpenClaw reads for each entry (where
+    // it differs from `parentId`, the edit has to write it out when that
+    // parent goes).
+    let (path, parents): (Vec<usize>, Vec<Option<String>>) = {
+        let entries: Vec<TreeEntry<'_>> = lines.iter().map(|l| l.head.tree()).collect();
+        let tree = Tree::read(&entries);
+        let parents = lines
+            .iter()
+            .map(|l| match l.id().and_then(|id| tree.parent_of(id)) {
+                Some(parent) => parent.map(str::to_owned),
+                None => l.head.parent.clone(),
+            })
+            .collect();
+        (tree.path(), parents)
+    };
+    let first = plan(&mut lines, &path, &parents, keep, truncate_percent, false)?;
+    if keeps_the_path(&lines, &first.edits, &path) {
+        return Ok(first);
+    }
+    // Deleting the leaf moved OpenClaw's leaf to an entry off the path (it
+    // takes the last entry of the file): plan again with the leaf kept.
+    for l in &mut lines {
+        l.deleted = false;
+        l.changed = false;
+        l.value = None;
+    }
+    let second = plan(&mut lines, &path, &parents, keep, truncate_percent, true)?;
+    if keeps_the_path(&lines, &second.edits, &path) {
+        return Ok(second);
+    }
+    Err(Error::new(
+        ErrorCode::Internal,
+        "this edit would change which branch of the transcript OpenClaw continues from; nothing was changed",
+    )
+    .with_hint("keep more turns (--keep), or report it with the transcript"))
+}
+
+/// Whether OpenClaw reads the edited transcript's active path as the old
+/// one without the deleted entries.
+fn keeps_the_path(lines: &[Line<'_>], edits: &[LineEdit], path: &[usize]) -> bool {
+    let kept: Vec<usize> = (0..lines.len())
+        .filter(|&i| edits[i] != LineEdit::Delete)
+        .collect();
+    let heads: Vec<EntryHead> = kept
+        .iter()
+        .map(|&i| match &edits[i] {
+            LineEdit::Replace(json) => EntryHead::read(json),
+            _ => lines[i].head.clone(),
+        })
+        .collect();
+    let entries: Vec<TreeEntry<'_>> = heads.iter().map(EntryHead::tree).collect();
+    let after = Tree::read(&entries).path().into_iter().map(|j| kept[j]);
+    after.eq(path
+        .iter()
+        .copied()
+        .filter(|&i| edits[i] != LineEdit::Delete))
+}
+
+/// The plan for lines read, their active path and the parents OpenClaw
+/// reads; with `pin_leaf`, the leaf is never deleted.
+fn plan(
+    lines: &mut [Line<'_>],
+    path: &[usize],
+    parents: &[Option<String>],
+    keep: u32,
+    truncate_percent: u32,
+    pin_leaf: bool,
+) -> Result<StripOutput> {
+    // Turns: a user message starts one.
     let mut turn_of: Vec<Option<u32>> = vec![None; lines.len()];
     let mut turn = 0u32;
-    for &i in &path {
+    for &i in path {
         if lines[i].role() == Some("user") {
             turn += 1;
         }
@@ -308,7 +379,7 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
     }
     let turn_count = turn as usize + 1;
     let mut calls_in_turn = vec![0u32; turn_count];
-    for &i in &path {
+    for &i in path {
         if lines[i].role() == Some("assistant") {
             calls_in_turn[turn_of[i].unwrap_or(0) as usize] += lines[i].call_blocks;
         }
@@ -330,11 +401,17 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
     }
     let zone_of = |i: usize| turn_of[i].map_or("none", |t| zones[t as usize]);
 
-    // Entries a compaction or reset keeps from: never deleted, and neither
-    // is the call of a tool result among them.
+    // Entries a compaction or reset keeps from (and the leaf, when asked):
+    // never deleted, and neither is the call of a tool result among them.
+    let leaf = path
+        .last()
+        .filter(|_| pin_leaf)
+        .and_then(|&i| lines[i].id())
+        .map(str::to_owned);
     let pinned: HashSet<String> = lines
         .iter()
         .filter_map(|l| l.head.first_kept.clone())
+        .chain(leaf)
         .collect();
     let protected_calls: HashSet<String> = lines
         .iter()
@@ -508,7 +585,8 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
     // Re-link around deleted entries.
     let parent_of: HashMap<String, Option<String>> = lines
         .iter()
-        .filter_map(|l| Some((l.id()?.to_owned(), l.head.parent.clone())))
+        .zip(parents)
+        .filter_map(|(l, parent)| Some((l.id()?.to_owned(), parent.clone())))
         .collect();
     let deleted: HashSet<String> = lines
         .iter()
@@ -547,19 +625,26 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .enumerate()
         .filter_map(|(i, l)| Some((l.id()?.to_owned(), i)))
         .collect();
-    for l in lines.iter_mut().skip(1).filter(|l| !l.deleted) {
-        let parent_gone = l.head.parent.as_ref().is_some_and(|p| deleted.contains(p));
-        if !parent_gone && !l.head.refers {
+    for (l, parent) in lines.iter_mut().zip(parents).skip(1) {
+        if l.deleted {
+            continue;
+        }
+        // The parent read goes: its nearest kept ancestor. Only `parentId`
+        // goes: the parent read, written out.
+        let new_parent = match parent {
+            Some(p) if deleted.contains(p) => Some(relinked[p].clone()),
+            _ if l.head.parent.as_ref().is_some_and(|p| deleted.contains(p)) => {
+                Some(parent.clone())
+            }
+            _ => None,
+        };
+        if new_parent.is_none() && !l.head.refers {
             continue;
         }
         let mut changed = false;
         let Some(v) = l.value_mut() else { continue };
-        if let Some(p) = v["parentId"]
-            .as_str()
-            .filter(|p| deleted.contains(*p))
-            .map(str::to_owned)
-        {
-            v["parentId"] = relinked[&p].clone().map_or(Value::Null, Value::String);
+        if let Some(p) = new_parent {
+            v["parentId"] = p.map_or(Value::Null, Value::String);
             changed = true;
         }
         for field in REFERENCE_FIELDS {
@@ -614,7 +699,7 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
         .filter(|l| !l.deleted && l.role().is_some())
         .count() as u32;
     let mut bounds: Vec<(usize, usize)> = vec![(usize::MAX, 0); turn_count];
-    for &i in &path {
+    for &i in path {
         let b = &mut bounds[turn_of[i].unwrap_or(0) as usize];
         b.0 = b.0.min(i);
         b.1 = b.1.max(i);

@@ -70,6 +70,11 @@ const CANONICAL: [&str; 10] = [
     "session_info",
 ];
 
+/// The session header, which is not part of the tree.
+fn is_header(e: &TreeEntry<'_>) -> bool {
+    e.kind == Some("session")
+}
+
 fn non_blank(s: Option<&str>) -> Option<&str> {
     s.filter(|s| !s.trim().is_empty())
 }
@@ -98,125 +103,172 @@ impl<'a> Node<'a> {
 
 /// The indices of the entries on the active path, root first.
 pub fn active_path(entries: &[TreeEntry<'_>]) -> Vec<usize> {
-    let is_header = |e: &TreeEntry<'_>| e.kind == Some("session");
-    if !entries
-        .iter()
-        .any(|e| !is_header(e) && non_blank(e.id).is_some())
-    {
-        // Format v1: a list, not a tree.
-        return entries
+    Tree::read(entries).path()
+}
+
+/// A transcript's tree as OpenClaw normalises it while reading.
+pub struct Tree<'a> {
+    nodes: HashMap<&'a str, Node<'a>>,
+    leaf: Option<&'a str>,
+    /// Format v1 (no ids): the entries, in order, which are the path.
+    linear: Option<Vec<usize>>,
+}
+
+impl<'a> Tree<'a> {
+    /// Reads the entries in order, by the rules in the module docs.
+    pub fn read(entries: &[TreeEntry<'a>]) -> Tree<'a> {
+        if !entries
             .iter()
-            .enumerate()
-            .filter(|(_, e)| e.kind.is_some_and(|k| k != "session" && k != "leaf"))
-            .map(|(i, _)| i)
-            .collect();
+            .any(|e| !is_header(e) && non_blank(e.id).is_some())
+        {
+            // Format v1: a list, not a tree.
+            let linear = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.kind.is_some_and(|k| k != "session" && k != "leaf"))
+                .map(|(i, _)| i)
+                .collect();
+            return Tree {
+                nodes: HashMap::new(),
+                leaf: None,
+                linear: Some(linear),
+            };
+        }
+        Self::read_nodes(entries)
     }
-    let mut nodes: HashMap<&str, Node<'_>> = HashMap::new();
-    let mut leaf: Option<&str> = None;
-    let mut cursor: Option<&str> = None;
-    let mut reset_descendants: Option<HashSet<&str>> = None;
-    for (index, e) in entries.iter().enumerate() {
-        let Some(kind) = e.kind.filter(|_| !is_header(e)) else {
-            continue;
-        };
-        let side = e.append_mode == Some("side");
-        if CANONICAL.contains(&kind) {
-            let Some(id) = non_blank(e.id) else { continue };
-            let parent = match e.parent {
-                Parent::Invalid => continue,
-                Parent::Absent => leaf,
-                Parent::Null | Parent::Id(_) => {
-                    let raw = e.parent.id();
-                    let outside_reset = reset_descendants
-                        .as_ref()
-                        .is_some_and(|d| raw.is_none_or(|p| !d.contains(p)));
-                    let stale = raw.is_some_and(|p| !nodes.contains_key(p)) && leaf.is_some();
-                    let on_side_chain = raw.is_some() && raw == cursor && leaf != cursor;
-                    if (outside_reset && !side) || stale || (on_side_chain && !side) {
-                        leaf
-                    } else {
-                        raw
+
+    /// Format v2 and later: entries with ids and parents.
+    fn read_nodes(entries: &[TreeEntry<'a>]) -> Tree<'a> {
+        let mut nodes: HashMap<&str, Node<'_>> = HashMap::new();
+        let mut leaf: Option<&str> = None;
+        let mut cursor: Option<&str> = None;
+        let mut reset_descendants: Option<HashSet<&str>> = None;
+        for (index, e) in entries.iter().enumerate() {
+            let Some(kind) = e.kind.filter(|_| !is_header(e)) else {
+                continue;
+            };
+            let side = e.append_mode == Some("side");
+            if CANONICAL.contains(&kind) {
+                let Some(id) = non_blank(e.id) else { continue };
+                let parent = match e.parent {
+                    Parent::Invalid => continue,
+                    Parent::Absent => leaf,
+                    Parent::Null | Parent::Id(_) => {
+                        let raw = e.parent.id();
+                        let outside_reset = reset_descendants
+                            .as_ref()
+                            .is_some_and(|d| raw.is_none_or(|p| !d.contains(p)));
+                        let stale = raw.is_some_and(|p| !nodes.contains_key(p)) && leaf.is_some();
+                        let on_side_chain = raw.is_some() && raw == cursor && leaf != cursor;
+                        if (outside_reset && !side) || stale || (on_side_chain && !side) {
+                            leaf
+                        } else {
+                            raw
+                        }
                     }
+                };
+                let parent = resolve_controls(&nodes, parent);
+                track_reset(&mut reset_descendants, kind, id, parent);
+                nodes.insert(id, Node::entry(index, parent));
+                if !side {
+                    leaf = Some(id);
                 }
-            };
-            let parent = resolve_controls(&nodes, parent);
-            track_reset(&mut reset_descendants, kind, id, parent);
-            nodes.insert(id, Node::entry(index, parent));
-            if !side {
-                leaf = Some(id);
-            }
-            cursor = Some(id);
-        } else if kind == "leaf" {
-            let Some(target) = e.target.filter(|t| t.is_none_or(|t| !t.trim().is_empty())) else {
-                continue;
-            };
-            if e.append_mode.is_some_and(|m| m != "side") {
-                continue;
-            }
-            let append = e.append_parent.or(target);
-            let known =
-                |r: Option<&str>| r.is_none_or(|r| nodes.get(r).is_some_and(|n| !n.invalid));
-            let id = non_blank(e.id);
-            if !(known(target) && known(append)) {
-                // An invalid control: a node with its raw parent, which
-                // moves neither the leaf nor the append point.
+                cursor = Some(id);
+            } else if kind == "leaf" {
+                let Some(target) = e.target.filter(|t| t.is_none_or(|t| !t.trim().is_empty()))
+                else {
+                    continue;
+                };
+                if e.append_mode.is_some_and(|m| m != "side") {
+                    continue;
+                }
+                let append = e.append_parent.or(target);
+                let known =
+                    |r: Option<&str>| r.is_none_or(|r| nodes.get(r).is_some_and(|n| !n.invalid));
+                let id = non_blank(e.id);
+                if !(known(target) && known(append)) {
+                    // An invalid control: a node with its raw parent, which
+                    // moves neither the leaf nor the append point.
+                    if let Some(id) = id {
+                        nodes.insert(
+                            id,
+                            Node {
+                                index,
+                                parent: e.parent.id(),
+                                control: true,
+                                invalid: true,
+                            },
+                        );
+                    }
+                    continue;
+                }
+                let crosses_reset = leaf.is_some()
+                    && reset_descendants
+                        .as_ref()
+                        .is_some_and(|d| target.is_none_or(|t| !d.contains(t)));
+                let (target, append) = if crosses_reset {
+                    (leaf, leaf)
+                } else {
+                    (target, append)
+                };
                 if let Some(id) = id {
                     nodes.insert(
                         id,
                         Node {
                             index,
-                            parent: e.parent.id(),
+                            parent: target,
                             control: true,
-                            invalid: true,
+                            invalid: false,
                         },
                     );
                 }
-                continue;
+                leaf = target;
+                cursor = append;
+            } else if let (Some(id), Parent::Null | Parent::Id(_)) = (non_blank(e.id), e.parent) {
+                let parent = e.parent.id();
+                track_reset(&mut reset_descendants, kind, id, parent);
+                nodes.insert(id, Node::entry(index, parent));
+                cursor = Some(id);
             }
-            let crosses_reset = leaf.is_some()
-                && reset_descendants
-                    .as_ref()
-                    .is_some_and(|d| target.is_none_or(|t| !d.contains(t)));
-            let (target, append) = if crosses_reset {
-                (leaf, leaf)
-            } else {
-                (target, append)
+        }
+        Tree {
+            nodes,
+            leaf,
+            linear: None,
+        }
+    }
+
+    /// The indices of the entries on the active path, root first.
+    pub fn path(&self) -> Vec<usize> {
+        if let Some(linear) = &self.linear {
+            return linear.clone();
+        }
+        let mut path = Vec::new();
+        let mut seen = HashSet::new();
+        let mut at = self.leaf;
+        while let Some(id) = at {
+            let Some(node) = self.nodes.get(id) else {
+                break;
             };
-            if let Some(id) = id {
-                nodes.insert(
-                    id,
-                    Node {
-                        index,
-                        parent: target,
-                        control: true,
-                        invalid: false,
-                    },
-                );
+            if !seen.insert(id) {
+                return Vec::new(); // a cycle: OpenClaw reads no path at all
             }
-            leaf = target;
-            cursor = append;
-        } else if let (Some(id), Parent::Null | Parent::Id(_)) = (non_blank(e.id), e.parent) {
-            let parent = e.parent.id();
-            track_reset(&mut reset_descendants, kind, id, parent);
-            nodes.insert(id, Node::entry(index, parent));
-            cursor = Some(id);
+            if !node.control {
+                path.push(node.index);
+            }
+            at = node.parent;
         }
+        path.reverse();
+        path
     }
-    let mut path = Vec::new();
-    let mut seen = HashSet::new();
-    let mut at = leaf;
-    while let Some(id) = at {
-        let Some(node) = nodes.get(id) else { break };
-        if !seen.insert(id) {
-            return Vec::new(); // a cycle: OpenClaw reads no path at all
-        }
-        if !node.control {
-            path.push(node.index);
-        }
-        at = node.parent;
+
+    /// The parent OpenClaw gives the entry with this id (a stale, missing
+    /// or side-chain parent replaced by the leaf of the time, a leaf
+    /// control by its target; `Some(None)` for a root), or `None` for an id
+    /// that is not in the tree.
+    pub fn parent_of(&self, id: &str) -> Option<Option<&'a str>> {
+        self.nodes.get(id).map(|n| n.parent)
     }
-    path.reverse();
-    path
 }
 
 /// A parent that is a leaf control stands for the control's target.
