@@ -19,6 +19,7 @@ pub struct Fields<'a> {
     buf: &'a [u8],
     pos: usize,
     done: bool,
+    object: bool,
 }
 
 impl<'a> Fields<'a> {
@@ -31,6 +32,7 @@ impl<'a> Fields<'a> {
             buf,
             pos: start + 1,
             done: !ok,
+            object: ok,
         }
     }
 }
@@ -51,6 +53,15 @@ impl<'a> Iterator for Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    /// Whether the walk, once it has stopped, ended at the object's closing
+    /// brace with nothing but whitespace after it: the object is whole at
+    /// its top level (a line cut short or followed by more text is not).
+    /// Nested values are checked only as far as finding their ends.
+    pub fn closed(&self) -> bool {
+        let p = skip_ws(self.buf, self.pos);
+        self.object && self.buf.get(p) == Some(&b'}') && skip_ws(self.buf, p + 1) == self.buf.len()
+    }
+
     fn member(&mut self) -> Option<(&'a [u8], &'a [u8])> {
         let (key, start) = self.key()?;
         let end = self.skip_value(start)?;

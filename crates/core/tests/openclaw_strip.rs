@@ -434,12 +434,16 @@ fn removal_deletes_tool_only_messages_unparsed_but_never_a_line_it_cannot_read()
             "a2",
             r#"{"role":"toolResult","toolUseId":"c2","toolName":"exec","content":[{"type":"text","text":"y"}],"isError":false,"timestamp":5}"#,
         ),
-        // Tool calls only, but not valid JSON (a bad escape): OpenClaw skips
-        // such a line, and the edit leaves it as it is. Its result then
-        // hangs on the entry before it (r2, deleted), and is re-linked.
+        msg(
+            "u2",
+            "r2",
+            r#"{"role":"user","content":"next","timestamp":5}"#,
+        ),
+        // Tool calls only, but not valid JSON (a bad escape): left as it is,
+        // and so is its result.
         msg(
             "a3",
-            "r2",
+            "u2",
             r#"{"role":"assistant","content":[{"type":"toolCall","id":"c3","name":"exec","arguments":{"command":"\q"}}],"timestamp":6}"#,
         ),
         msg(
@@ -461,14 +465,10 @@ fn removal_deletes_tool_only_messages_unparsed_but_never_a_line_it_cannot_read()
     assert!(!after.contains(r#""id":"a1""#) && !after.contains(r#""id":"r1""#));
     assert!(!after.contains(r#""id":"r2""#));
     assert!(
-        kept.contains(&lines[6].as_str()),
-        "unreadable line untouched"
+        kept.contains(&lines[7].as_str()) && kept.contains(&lines[8].as_str()),
+        "unreadable line and its result untouched"
     );
-    let r3: Value =
-        serde_json::from_str(kept.iter().find(|l| l.contains(r#""id":"r3""#)).unwrap()).unwrap();
-    assert_eq!(r3["parentId"], "a2", "re-linked past the deleted r2");
-    assert_eq!(r3["message"]["content"][0]["text"], "z");
-    assert!(kept.contains(&lines[8].as_str()));
+    assert!(kept.contains(&lines[9].as_str()));
     let a2: Value =
         serde_json::from_str(kept.iter().find(|l| l.contains(r#""id":"a2""#)).unwrap()).unwrap();
     assert_eq!(
@@ -477,4 +477,20 @@ fn removal_deletes_tool_only_messages_unparsed_but_never_a_line_it_cannot_read()
     );
     assert_eq!(a2["parentId"], "u1", "re-linked past the deleted a1 and r1");
     assert_eq!(out.stats.tool_calls_removed, 2);
+}
+
+/// A line that cannot be parsed cannot have its `parentId` rewritten, so
+/// the entry it hangs on is kept (and with a tool result, its call).
+#[test]
+fn an_unreadable_line_keeps_the_entry_it_hangs_on() {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#,
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"t","message":{"role":"user","content":"go"}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"t","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"x","arguments":{}}]}}"#,
+        r#"{"type":"message","id":"r1","parentId":"a1","timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","content":[]}}"#,
+        r#"{"type":"message","id":"a2","parentId":"r1","timestamp":"t","message":{"role":"assistant","content":"bad \q escape"}}"#,
+    ];
+    let before = lines.join("\n");
+    let out = strip(before.as_bytes(), 0, 0);
+    assert_eq!(String::from_utf8(out.bytes).unwrap(), before);
 }

@@ -4,7 +4,6 @@
 
 use super::tree::{Parent, TreeEntry};
 use crate::json_scan::{as_str, field, Fields};
-use serde::de::IgnoredAny;
 
 /// An entry's type, links and message role.
 #[derive(Debug, Clone, Default)]
@@ -37,19 +36,16 @@ pub(crate) const REFERENCE_FIELDS: [&str; 4] =
     ["firstKeptEntryId", "fromId", "targetId", "appendParentId"];
 
 impl EntryHead {
-    /// Reads the head of `raw`, a JSON object. Anything else, a line that
-    /// is not valid JSON included, reads as an entry of no type: OpenClaw
-    /// skips malformed lines, so they are not part of its tree.
+    /// Reads the head of `raw`, a JSON object. Anything else, an object
+    /// that is not whole at its top level included, reads as an entry of no
+    /// type: OpenClaw skips malformed lines, so they are not part of its
+    /// tree. (Flaws deeper inside a line are not looked for; the cleaner
+    /// checks that its plan holds on the tree it leaves.)
     pub fn read(raw: &[u8]) -> EntryHead {
         let text = |v: &[u8]| as_str(v).map(|s| s.into_owned());
         let mut head = EntryHead::default();
-        // What `JSON.parse` accepts: like serde's validation without
-        // building values, invalid UTF-8, lone surrogates and numbers
-        // beyond f64 included.
-        if serde_json::from_slice::<IgnoredAny>(raw).is_err() {
-            return head;
-        }
-        for (key, value) in Fields::new(raw) {
+        let mut fields = Fields::new(raw);
+        for (key, value) in fields.by_ref() {
             match key {
                 b"type" => head.kind = text(value),
                 b"id" => head.id = text(value),
@@ -76,6 +72,10 @@ impl EntryHead {
                 }
                 _ => {}
             }
+        }
+        if !fields.closed() {
+            // Cut short (a torn append) or followed by more text.
+            return EntryHead::default();
         }
         head
     }

@@ -26,6 +26,7 @@ use super::tree::{Tree, TreeEntry};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::{as_str, field, field_start, Elements};
 use rayon::prelude::*;
+use serde::de::IgnoredAny;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -211,9 +212,8 @@ struct Line<'a> {
     /// Tool-call blocks of an assistant message (with or without an id).
     call_blocks: u32,
     result_for: Option<String>,
-    /// Whether the line parses, checked only where a line is to be deleted
-    /// without being kept parsed. It is the same parse the line would be
-    /// edited with, so a deleted line can always be brought back as a note.
+    /// Whether the line is valid JSON, checked only where a line is to be
+    /// deleted without being parsed.
     valid: bool,
     value: Option<Value>,
     deleted: bool,
@@ -315,26 +315,33 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
             .collect();
         (tree.path(), parents)
     };
-    let first = plan(&mut lines, &path, &parents, keep, truncate_percent, false)?;
-    if keeps_the_path(&lines, &first.edits, &path) {
-        return Ok(first);
+    // Plan; where the plan would not leave OpenClaw's path as it was minus
+    // the deleted entries, keep what moved it and plan again: the leaf
+    // (deleting it hands OpenClaw's leaf, the file's last entry, to the
+    // entry before it, which may be on another branch) and every entry a
+    // line that cannot be parsed hangs on (its link cannot be rewritten).
+    let mut pins: HashSet<String> = HashSet::new();
+    let leaf = path.last().and_then(|&i| lines[i].id()).map(str::to_owned);
+    loop {
+        let (out, stuck) = plan(&mut lines, &path, &parents, keep, truncate_percent, &pins)?;
+        if stuck.is_empty() && keeps_the_path(&lines, &out.edits, &path) {
+            return Ok(out);
+        }
+        let before = pins.len();
+        pins.extend(stuck.into_iter().chain(leaf.clone()));
+        if pins.len() == before {
+            return Err(Error::new(
+                ErrorCode::Internal,
+                "this edit would change which branch of the transcript OpenClaw continues from; nothing was changed",
+            )
+            .with_hint("keep more turns (--keep), or report it with the transcript"));
+        }
+        for l in &mut lines {
+            l.deleted = false;
+            l.changed = false;
+            l.value = None;
+        }
     }
-    // Deleting the leaf moved OpenClaw's leaf to an entry off the path (it
-    // takes the last entry of the file): plan again with the leaf kept.
-    for l in &mut lines {
-        l.deleted = false;
-        l.changed = false;
-        l.value = None;
-    }
-    let second = plan(&mut lines, &path, &parents, keep, truncate_percent, true)?;
-    if keeps_the_path(&lines, &second.edits, &path) {
-        return Ok(second);
-    }
-    Err(Error::new(
-        ErrorCode::Internal,
-        "this edit would change which branch of the transcript OpenClaw continues from; nothing was changed",
-    )
-    .with_hint("keep more turns (--keep), or report it with the transcript"))
 }
 
 /// Whether OpenClaw reads the edited transcript's active path as the old
@@ -343,14 +350,17 @@ fn keeps_the_path(lines: &[Line<'_>], edits: &[LineEdit], path: &[usize]) -> boo
     let kept: Vec<usize> = (0..lines.len())
         .filter(|&i| edits[i] != LineEdit::Delete)
         .collect();
-    let heads: Vec<EntryHead> = kept
+    let rewritten: HashMap<usize, EntryHead> = kept
         .iter()
-        .map(|&i| match &edits[i] {
-            LineEdit::Replace(json) => EntryHead::read(json),
-            _ => lines[i].head.clone(),
+        .filter_map(|&i| match &edits[i] {
+            LineEdit::Replace(json) => Some((i, EntryHead::read(json))),
+            _ => None,
         })
         .collect();
-    let entries: Vec<TreeEntry<'_>> = heads.iter().map(EntryHead::tree).collect();
+    let entries: Vec<TreeEntry<'_>> = kept
+        .iter()
+        .map(|i| rewritten.get(i).unwrap_or(&lines[*i].head).tree())
+        .collect();
     let after = Tree::read(&entries).path().into_iter().map(|j| kept[j]);
     after.eq(path
         .iter()
@@ -359,15 +369,16 @@ fn keeps_the_path(lines: &[Line<'_>], edits: &[LineEdit], path: &[usize]) -> boo
 }
 
 /// The plan for lines read, their active path and the parents OpenClaw
-/// reads; with `pin_leaf`, the leaf is never deleted.
+/// reads, never deleting the entries `pins` names; and the deleted entries
+/// a kept line that cannot be parsed still names.
 fn plan(
     lines: &mut [Line<'_>],
     path: &[usize],
     parents: &[Option<String>],
     keep: u32,
     truncate_percent: u32,
-    pin_leaf: bool,
-) -> Result<StripOutput> {
+    pins: &HashSet<String>,
+) -> Result<(StripOutput, Vec<String>)> {
     // Turns: a user message starts one.
     let mut turn_of: Vec<Option<u32>> = vec![None; lines.len()];
     let mut turn = 0u32;
@@ -401,17 +412,12 @@ fn plan(
     }
     let zone_of = |i: usize| turn_of[i].map_or("none", |t| zones[t as usize]);
 
-    // Entries a compaction or reset keeps from (and the leaf, when asked):
-    // never deleted, and neither is the call of a tool result among them.
-    let leaf = path
-        .last()
-        .filter(|_| pin_leaf)
-        .and_then(|&i| lines[i].id())
-        .map(str::to_owned);
+    // Entries a compaction or reset keeps from (and the pins): never
+    // deleted, and neither is the call of a tool result among them.
     let pinned: HashSet<String> = lines
         .iter()
         .filter_map(|l| l.head.first_kept.clone())
-        .chain(leaf)
+        .chain(pins.iter().cloned())
         .collect();
     let protected_calls: HashSet<String> = lines
         .iter()
@@ -435,8 +441,7 @@ fn plan(
         .count();
 
     // Parse (in parallel) what will change. An assistant message of tool
-    // calls and thinking only is deleted whole: it is parsed to check it
-    // reads, and not kept.
+    // calls and thinking only is deleted whole: it is validated, not parsed.
     let whole_deletion = |l: &Line<'_>| {
         l.calls_only && !is_pinned(l) && !l.calls.iter().any(|c| protected_calls.contains(c))
     };
@@ -446,7 +451,7 @@ fn plan(
         .skip(1)
         .for_each(|(i, l)| match (l.role(), zone_of(i)) {
             (Some("assistant"), "removed") if whole_deletion(l) => {
-                l.valid = serde_json::from_slice::<Value>(l.raw).is_ok();
+                l.valid = serde_json::from_slice::<IgnoredAny>(l.raw).is_ok();
             }
             (Some("assistant"), "removed" | "truncated") | (Some("toolResult"), "truncated") => {
                 l.value_mut();
@@ -569,16 +574,23 @@ fn plan(
         .filter(|l| !l.deleted && l.role() == Some("assistant"))
         .count();
     if assistants_before > 0 && assistants_after == 0 {
-        if let Some(l) = lines
+        let last_readable = lines
             .iter_mut()
             .rev()
-            .find(|l| l.role() == Some("assistant"))
-        {
-            if let Some(v) = l.value_mut() {
+            .filter(|l| l.role() == Some("assistant"))
+            .find_map(|l| {
+                let v = l.value_mut()?;
                 v["message"]["content"] = json!([{"type": "text", "text": KEPT_ASSISTANT_NOTE}]);
                 l.deleted = false;
                 l.changed = true;
-            }
+                Some(())
+            });
+        if last_readable.is_none() {
+            return Err(Error::new(
+                ErrorCode::Parse,
+                "the edit would leave no assistant message, and none of them parses to be kept as a note",
+            )
+            .with_hint("keep more turns (--keep)"));
         }
     }
 
@@ -625,6 +637,7 @@ fn plan(
         .enumerate()
         .filter_map(|(i, l)| Some((l.id()?.to_owned(), i)))
         .collect();
+    let mut stuck = Vec::new();
     for (l, parent) in lines.iter_mut().zip(parents).skip(1) {
         if l.deleted {
             continue;
@@ -642,7 +655,24 @@ fn plan(
             continue;
         }
         let mut changed = false;
-        let Some(v) = l.value_mut() else { continue };
+        let Some(v) = l.value_mut() else {
+            let named = [
+                &l.head.parent,
+                parent,
+                &l.head.first_kept,
+                &l.head.append_parent,
+            ];
+            let target = l.head.target.clone().flatten();
+            stuck.extend(
+                named
+                    .into_iter()
+                    .flatten()
+                    .chain(&target)
+                    .filter(|id| deleted.contains(*id))
+                    .cloned(),
+            );
+            continue;
+        };
         if let Some(p) = new_parent {
             v["parentId"] = p.map_or(Value::Null, Value::String);
             changed = true;
@@ -713,11 +743,12 @@ fn plan(
             zone: zones[t],
         })
         .collect();
-    Ok(StripOutput {
+    let out = StripOutput {
         edits,
         stats,
         turns,
         relinked,
         size_after,
-    })
+    };
+    Ok((out, stuck))
 }
