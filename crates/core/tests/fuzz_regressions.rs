@@ -82,3 +82,14 @@ fn a_duplicate_content_key_does_not_underflow_the_counts() {
 fn the_cleaned_transcript_can_be_cleaned_again() {
     clean_twice("openclaw_strip-cleaning-twice-changes-more");
 }
+
+/// Mutated transcripts where the first edit had to keep entries to leave
+/// OpenClaw's path as it was (an unreadable line hanging on one, a leaf
+/// whose deletion moved the branch): keeping the leaf along with the
+/// entries an unreadable line hangs on, when only the latter was needed,
+/// kept more than a second edit then kept, and it deleted the rest.
+#[test]
+fn only_what_has_to_be_kept_is_kept() {
+    clean_twice("openclaw_strip-pins-only-what-the-second-edit-pins");
+    clean_twice("openclaw_strip-pins-only-what-the-second-edit-pins-2");
+}

@@ -324,11 +324,16 @@ pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<Str
     let leaf = path.last().and_then(|&i| lines[i].id()).map(str::to_owned);
     loop {
         let (out, stuck) = plan(&mut lines, &path, &parents, keep, truncate_percent, &pins)?;
-        if stuck.is_empty() && keeps_the_path(&lines, &out.edits, &path) {
-            return Ok(out);
-        }
         let before = pins.len();
-        pins.extend(stuck.into_iter().chain(leaf.clone()));
+        // One cause at a time, so that only what has to be kept is (and a
+        // second edit, which meets the same causes, keeps the same).
+        if !stuck.is_empty() {
+            pins.extend(stuck);
+        } else if keeps_the_path(&lines, &out.edits, &path) {
+            return Ok(out);
+        } else {
+            pins.extend(leaf.clone());
+        }
         if pins.len() == before {
             return Err(Error::new(
                 ErrorCode::Internal,
