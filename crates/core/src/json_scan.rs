@@ -267,6 +267,31 @@ mod tests {
     }
 
     #[test]
+    fn an_object_is_closed_only_when_whole_at_its_top_level() {
+        let closed = |s: &str| {
+            let mut fields = Fields::new(s.as_bytes());
+            fields.by_ref().for_each(drop);
+            fields.closed()
+        };
+        for whole in [r#"{"a":1,"b":{"c":[1,2]}}"#, "{}", " { \"a\" : \"}\" } \r"] {
+            assert!(closed(whole), "{whole}");
+        }
+        for broken in [
+            r#"{"a":1,"b":{"c":[1,2"#,
+            r#"{"a":1,"b":"cut"#,
+            r#"{"a":1}{"b":2}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":}"#,
+            r#"{"a":1} x"#,
+            "x}",
+            "[1]",
+            "",
+        ] {
+            assert!(!closed(broken), "{broken}");
+        }
+    }
+
+    #[test]
     fn escaped_backslash_before_quote_ends_the_string() {
         let got = members(r#"{"a":"x\\","b":2}"#);
         assert_eq!(got[1], ("b".into(), "2".into()));

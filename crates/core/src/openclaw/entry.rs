@@ -114,6 +114,17 @@ impl EntryHead {
 mod tests {
     use super::*;
 
+    /// OpenClaw skips a line `JSON.parse` rejects: a torn append is no entry.
+    #[test]
+    fn a_line_cut_short_or_run_on_is_no_entry() {
+        let whole = r#"{"type":"message","id":"a","parentId":"p","message":{"role":"user"}}"#;
+        assert_eq!(EntryHead::read(whole.as_bytes()).id.as_deref(), Some("a"));
+        for broken in [&whole[..whole.len() - 1], &format!("{whole}{whole}")] {
+            let head = EntryHead::read(broken.as_bytes());
+            assert!(head.kind.is_none() && head.id.is_none(), "{broken}");
+        }
+    }
+
     #[test]
     fn reads_links_roles_and_parent_forms() {
         let h = EntryHead::read(br#"{"type":"message","id":"a","parentId":"p","message":{"role":"user","content":"x"}}"#);
