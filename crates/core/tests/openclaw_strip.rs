@@ -479,8 +479,10 @@ fn removal_deletes_tool_only_messages_unparsed_but_never_a_line_it_cannot_read()
     assert_eq!(out.stats.tool_calls_removed, 2);
 }
 
-/// A line that cannot be parsed cannot have its `parentId` rewritten, so
-/// the entry it hangs on is kept (and with a tool result, its call).
+/// A line serde cannot parse (a lone surrogate escape, which
+/// `JSON.stringify` writes and `JSON.parse` reads) cannot have its
+/// `parentId` rewritten, so the entry it hangs on is kept (and with a tool
+/// result, its call).
 #[test]
 fn an_unreadable_line_keeps_the_entry_it_hangs_on() {
     let lines = [
@@ -488,7 +490,7 @@ fn an_unreadable_line_keeps_the_entry_it_hangs_on() {
         r#"{"type":"message","id":"u1","parentId":null,"timestamp":"t","message":{"role":"user","content":"go"}}"#,
         r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"t","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"x","arguments":{}}]}}"#,
         r#"{"type":"message","id":"r1","parentId":"a1","timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","content":[]}}"#,
-        r#"{"type":"message","id":"a2","parentId":"r1","timestamp":"t","message":{"role":"assistant","content":"bad \q escape"}}"#,
+        r#"{"type":"message","id":"a2","parentId":"r1","timestamp":"t","message":{"role":"assistant","content":"a lone \ud800 surrogate"}}"#,
     ];
     let before = lines.join("\n");
     let out = strip(before.as_bytes(), 0, 0);

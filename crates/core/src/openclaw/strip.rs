@@ -12,11 +12,14 @@
 //! `appendParentId` never point at a deleted entry; the target of a
 //! `firstKeptEntryId` is never deleted at all, nor is the leaf when
 //! deleting it would move OpenClaw's leaf off the path (the edited path is
-//! checked to be the old one without the deleted entries). Lines that are
-//! not valid JSON are not entries, as OpenClaw skips them, and are left as
-//! they are. Untouched lines stay byte for byte; the header is never
-//! changed; an edit never leaves zero assistant messages (OpenClaw empties
-//! such a file). Applying the same settings twice changes nothing.
+//! checked to be the old one without the deleted entries), nor an entry a
+//! line that cannot be parsed hangs on. Lines that are not a whole JSON
+//! object (a torn append) are not entries, as OpenClaw skips them, and are
+//! left as they are. Untouched lines stay byte for byte; the header is
+//! never changed; an edit never leaves zero assistant messages (OpenClaw
+//! empties such a file). Applying the same settings twice changes nothing
+//! on a transcript whose lines are valid JSON (what OpenClaw writes); a
+//! line flawed deep inside is read as far as its top level.
 //!
 //! The result is a plan, line by line, that either store applies: the
 //! JSONL store renders it, the SQLite store writes only the rows it changes.
