@@ -224,10 +224,16 @@ pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
 
 /// Decodes a raw JSON non-negative integer (a float is truncated).
 pub fn as_u64(raw: &[u8]) -> Option<u64> {
-    if raw.iter().all(u8::is_ascii_digit) && !raw.is_empty() && raw.len() <= 19 {
-        return std::str::from_utf8(raw).ok()?.parse().ok();
+    let text = std::str::from_utf8(raw).ok()?;
+    // Exact up to u64::MAX (20 digits); only larger integers go by f64.
+    if let Some(n) = text
+        .parse()
+        .ok()
+        .filter(|_| raw.iter().all(u8::is_ascii_digit))
+    {
+        return Some(n);
     }
-    let f: f64 = std::str::from_utf8(raw).ok()?.parse().ok()?;
+    let f: f64 = text.parse().ok()?;
     (f.is_finite() && f >= 0.0).then_some(f as u64)
 }
 
@@ -335,6 +341,9 @@ mod tests {
         assert_eq!(as_str(b"\"bad \xff utf8\"").unwrap(), "bad \u{fffd} utf8");
         assert_eq!(as_str(b"12"), None);
         assert_eq!(as_u64(b"12345"), Some(12345));
+        // 20 digits are exact (json_walker fuzz finding: once read via f64).
+        assert_eq!(as_u64(b"11111111111111111112"), Some(11111111111111111112));
+        assert_eq!(as_u64(b"18446744073709551615"), Some(u64::MAX));
         assert_eq!(as_u64(b"12.9"), Some(12));
         assert_eq!(as_u64(b"-1"), None);
         assert_eq!(as_u64(b"null"), None);
