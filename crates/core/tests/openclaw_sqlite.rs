@@ -460,6 +460,51 @@ fn restore_puts_the_session_back_and_can_be_undone() {
     }
 }
 
+/// A compressed event may claim 4 MiB from a frame of a few hundred bytes,
+/// within the schema's CHECKs: a small database could otherwise make the
+/// addon allocate far more than the machine has, which aborts the gateway.
+#[test]
+fn a_session_that_decodes_to_more_than_a_gibibyte_is_refused_before_it_is_read() {
+    let (_d, state) = store(23);
+    {
+        let mut c = connect(&state);
+        let tx = c.transaction().unwrap();
+        let navigation: String = tx
+            .query_row(
+                "SELECT navigation_json FROM transcript_events WHERE navigation_json IS NOT NULL LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size = 4 << 20;
+        let frame = zstd::bulk::compress(&vec![b'x'; size], 19).unwrap();
+        assert!(frame.len() < 1024, "{}", frame.len());
+        for seq in 0..257 {
+            tx.execute(
+                "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json) VALUES (?1, ?2, NULL, 0, ?3, ?4, ?5)",
+                params![SMALL, 1000 + seq, frame, size as i64, navigation],
+            )
+            .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    let before = digest(&state);
+    let agent = open(&state);
+    for err in [
+        agent.export(Some(SMALL), None).unwrap_err(),
+        agent.edit(&request(SMALL, "extreme", false)).unwrap_err(),
+    ] {
+        assert_eq!(err.code, ErrorCode::UnsupportedStore, "{err}");
+        assert!(
+            err.message.contains("more than the 1073741824 bytes"),
+            "{err}"
+        );
+    }
+    // The other sessions read as before.
+    assert_eq!(export(&state, F8), source_jsonl(F8));
+    assert_eq!(digest(&state), before);
+}
+
 #[test]
 fn cold_and_empty_sessions_are_listed_as_such_and_refused() {
     let (_d, state) = store(23);

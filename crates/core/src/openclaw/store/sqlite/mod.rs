@@ -32,7 +32,14 @@ use std::time::Duration;
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
 
 /// Largest decoded event OpenClaw stores (the schema's CHECK bound).
-const MAX_EVENT_BYTES: i64 = 4 * 1024 * 1024;
+pub const MAX_EVENT_BYTES: i64 = 4 * 1024 * 1024;
+
+/// Most bytes of events one session may decode to. A session is decoded
+/// whole into memory, and a compressed event may claim up to
+/// [`MAX_EVENT_BYTES`] from a frame of a hundred bytes: without a bound, a
+/// small database could make the addon ask for more memory than the machine
+/// has, which aborts the host process. Real sessions stay far below it.
+pub const MAX_SESSION_BYTES: i64 = 1 << 30;
 
 /// Maps a SQLite failure to the addon's codes: a lock held past the busy
 /// timeout is `E_SESSION_BUSY`; a full disk, read-only file or I/O error is
@@ -347,6 +354,15 @@ pub(crate) fn read_rows(conn: &Connection, schema: &Schema, session_id: &str) ->
     let size: i64 = conn
         .query_row(size_sql, [session_id], |r| r.get(0))
         .map_err(sql_error)?;
+    if size > MAX_SESSION_BYTES {
+        return Err(Error::new(
+            ErrorCode::UnsupportedStore,
+            format!(
+                "the events of session {session_id} decode to {size} bytes, more than the {MAX_SESSION_BYTES} bytes this addon reads into memory"
+            ),
+        )
+        .with_hint("let OpenClaw compact the session, or start a new one"));
+    }
     let mut stmt = conn.prepare(sql).map_err(sql_error)?;
     let mut rows = stmt.query([session_id]).map_err(sql_error)?;
     let mut jsonl = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
