@@ -1091,7 +1091,9 @@ export interface ToolRemovalOptions {
    * them), `aggressive` (10, 50 %), `extreme` (0), or a custom preset.
    */
   preset?: string
+  /** A whole number (checked, never wrapped). */
   keepTurnsWithTools?: number
+  /** A whole number from 0 to 100. */
   truncatePercent?: number
 }
 

@@ -73,6 +73,30 @@ test('dry run, presets, backups rotation and coded errors leave files as they we
   await assert.rejects(addon.executeEdit({ stateDir: bare, sessionId: '../../etc' }), (e) => e.code === 'E_INVALID_ARGUMENT');
 });
 
+test('counts that are not whole numbers from 0 to 2^32-1 are refused, never wrapped into another setting', async () => {
+  // A u32 conversion would make -1 keep everything and 1e300 keep nothing.
+  const text = openclawTranscript(30);
+  const { state, dir } = stateWith({ 'a1.jsonl': text });
+  const file = path.join(dir, 'a1.jsonl');
+  const bad = [-1, 1e300, 2 ** 32, 2.5, Number.NaN, Number.POSITIVE_INFINITY];
+  for (const value of bad) {
+    for (const options of [
+      { toolRemoval: { keepTurnsWithTools: value } },
+      { toolRemoval: { truncatePercent: value } },
+      { toolRemoval: { preset: 'mine' }, customPresets: [{ name: 'mine', keepTurnsWithTools: value, truncatePercent: 0 }] },
+      { toolRemoval: { preset: 'mine' }, customPresets: [{ name: 'mine', keepTurnsWithTools: 1, truncatePercent: value }] },
+    ]) {
+      const what = JSON.stringify(options, (_, v) => (typeof v === 'number' ? String(v) : v));
+      await assert.rejects(addon.executeEdit({ stateDir: state, ...options }), (e) => e.code === 'E_INVALID_ARGUMENT' && /whole number/.test(e.message), what);
+      await assert.rejects(addon.executeClone({ stateDir: state, noRegister: true, ...options }), (e) => e.code === 'E_INVALID_ARGUMENT', what);
+    }
+  }
+  assert.equal(fs.readFileSync(file, 'utf8'), text);
+  assert.deepEqual(fs.readdirSync(dir), ['a1.jsonl']);
+  const r = await addon.executeEdit({ stateDir: state, dryRun: true, toolRemoval: { keepTurnsWithTools: 2 ** 32 - 1, truncatePercent: 0 } });
+  assert.equal(r.statistics.toolCallsRemoved, 0);
+});
+
 test('a live lock is E_SESSION_BUSY and changes nothing; a stale one is taken over', async () => {
   const text = openclawTranscript(3);
   const { state, dir } = stateWith({ 'c3.jsonl': text });

@@ -188,16 +188,46 @@ pub struct ToolRemovalOptions {
     /// `default` (keep 20 turns with tools, truncate the oldest 50 % of
     /// them), `aggressive` (10, 50 %), `extreme` (0), or a custom preset.
     pub preset: Option<String>,
-    pub keep_turns_with_tools: Option<u32>,
-    pub truncate_percent: Option<u32>,
+    /// A whole number (checked, never wrapped).
+    pub keep_turns_with_tools: Option<f64>,
+    /// A whole number from 0 to 100.
+    pub truncate_percent: Option<f64>,
 }
 
 /// A named preset of the caller's.
 #[napi(object)]
 pub struct CustomPreset {
     pub name: String,
-    pub keep_turns_with_tools: u32,
-    pub truncate_percent: u32,
+    pub keep_turns_with_tools: f64,
+    pub truncate_percent: f64,
+}
+
+/// The strip settings a caller asked for: the preset (the caller's first,
+/// then the built-in ones) with explicit values overriding it, every count
+/// checked to be a whole number.
+fn strip_settings(
+    removal: &ToolRemovalOptions,
+    custom: &[CustomPreset],
+) -> session_intel_core::Result<(u32, u32)> {
+    use session_intel_core::openclaw::strip::{resolve_settings, whole_number, Preset};
+    let keep = |v: f64| whole_number("keepTurnsWithTools", v);
+    let percent = |v: f64| whole_number("truncatePercent", v);
+    let custom = custom
+        .iter()
+        .map(|p| {
+            Ok(Preset {
+                name: p.name.clone(),
+                keep_turns_with_tools: keep(p.keep_turns_with_tools)?,
+                truncate_percent: percent(p.truncate_percent)?,
+            })
+        })
+        .collect::<session_intel_core::Result<Vec<Preset>>>()?;
+    resolve_settings(
+        removal.preset.as_deref(),
+        removal.keep_turns_with_tools.map(keep).transpose()?,
+        removal.truncate_percent.map(percent).transpose()?,
+        &custom,
+    )
 }
 
 /// Options of `executeEdit`.
@@ -344,7 +374,7 @@ fn edit_result(o: session_intel_core::openclaw::edit::EditOutcome) -> EditResult
 pub fn execute_edit(
     options: Option<EditOptions>,
 ) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::EditOutcome, EditResult>> {
-    use session_intel_core::openclaw::{edit, strip};
+    use session_intel_core::openclaw::edit;
     let o = options.unwrap_or_default();
     let dry_run = o.dry_run.unwrap_or(false);
     let target = TranscriptOptions {
@@ -353,16 +383,7 @@ pub fn execute_edit(
         limit: None,
     };
     let removal = o.tool_removal.unwrap_or_default();
-    let custom: Vec<strip::Preset> = o
-        .custom_presets
-        .unwrap_or_default()
-        .into_iter()
-        .map(|p| strip::Preset {
-            name: p.name,
-            keep_turns_with_tools: p.keep_turns_with_tools,
-            truncate_percent: p.truncate_percent,
-        })
-        .collect();
+    let custom = o.custom_presets.unwrap_or_default();
     let session = o.session_id;
     let lock = lock_options(o.lock_timeout_ms);
     let backups = o.backups_to_keep.map_or(DEFAULT_BACKUPS, |n| n as usize);
@@ -371,12 +392,7 @@ pub fn execute_edit(
         .map_or(session_intel_core::openclaw::gateway::QUIET_MS, i64::from);
     AsyncTask::new(CoreTask::new(
         move || {
-            let (keep, pct) = strip::resolve_settings(
-                removal.preset.as_deref(),
-                removal.keep_turns_with_tools,
-                removal.truncate_percent,
-                &custom,
-            )?;
+            let (keep, pct) = strip_settings(&removal, &custom)?;
             let request = edit::EditRequest {
                 session,
                 keep_turns_with_tools: keep,
@@ -498,23 +514,14 @@ fn clone_result(o: session_intel_core::openclaw::edit::CloneOutcome) -> CloneRes
 pub fn execute_clone(
     options: Option<CloneOptions>,
 ) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::CloneOutcome, CloneResult>> {
-    use session_intel_core::openclaw::{edit, strip};
+    use session_intel_core::openclaw::edit;
     let o = options.unwrap_or_default();
     let target = TranscriptOptions {
         agent_id: o.agent_id.clone(),
         state_dir: o.state_dir.clone(),
         limit: None,
     };
-    let custom: Vec<strip::Preset> = o
-        .custom_presets
-        .unwrap_or_default()
-        .into_iter()
-        .map(|p| strip::Preset {
-            name: p.name,
-            keep_turns_with_tools: p.keep_turns_with_tools,
-            truncate_percent: p.truncate_percent,
-        })
-        .collect();
+    let custom = o.custom_presets.unwrap_or_default();
     let removal = o.tool_removal;
     let session = o.session_id;
     let output = o.output_path.map(std::path::PathBuf::from);
@@ -522,12 +529,7 @@ pub fn execute_clone(
     AsyncTask::new(CoreTask::new(
         move || {
             let strip = match removal {
-                Some(r) => Some(strip::resolve_settings(
-                    r.preset.as_deref(),
-                    r.keep_turns_with_tools,
-                    r.truncate_percent,
-                    &custom,
-                )?),
+                Some(r) => Some(strip_settings(&r, &custom)?),
                 None => None,
             };
             open(&target)?.clone_session(&edit::CloneRequest {
