@@ -232,9 +232,23 @@ test('config precedence: flag over environment over config file over defaults; c
     fs.rmSync(path.join(project, 'occ.config.json'));
     assertError(occ(['list'], { cwd: project }), 2, new RegExp(`${path.join(project, '.occrc').replace(/[.]/g, '\\.')} is not valid JSON`), /fix or remove/);
     fs.writeFileSync(path.join(project, '.occrc'), JSON.stringify({ presets: { broken: { keepTurnsWithTools: 'ten' } } }));
-    assertError(occ(['list'], { cwd: project }), 2, /preset "broken" needs integer keepTurnsWithTools/, /fix or remove/);
+    assertError(occ(['list'], { cwd: project }), 2, /preset "broken" needs keepTurnsWithTools, a whole number/, /fix or remove/);
     fs.writeFileSync(path.join(project, '.occrc'), JSON.stringify({ agent: 7 }));
     assertError(occ(['list'], { cwd: project }), 2, /"agent" must be a string/, /fix or remove/);
+    // Counts the addon would wrap (-1 keeps everything, 1e300 nothing) are refused here.
+    for (const [keep, pct] of [[-1, 0], [1e300, 0], [2.5, 0], [1, 101], [1, -1]]) {
+      fs.writeFileSync(path.join(project, '.occrc'), `{"presets": {"broken": {"keepTurnsWithTools": ${keep}, "truncatePercent": ${pct}}}}`);
+      assertError(occ(['list'], { cwd: project }), 2, /preset "broken" needs keepTurnsWithTools, a whole number/, /fix or remove/);
+    }
+    fs.writeFileSync(path.join(project, '.occrc'), JSON.stringify({ presets: [{ keepTurnsWithTools: 1, truncatePercent: 0 }] }));
+    assertError(occ(['list'], { cwd: project }), 2, /"presets" must be an object/, /fix or remove/);
+    fs.rmSync(path.join(project, '.occrc'));
+    fs.mkdirSync(path.join(project, '.occrc'));
+    assertError(occ(['list'], { cwd: project }), 2, /\.occrc is not a regular file/, /fix or remove/);
+    fs.rmdirSync(path.join(project, '.occrc'));
+    // A byte-order mark, as some editors write, is not an error.
+    fs.writeFileSync(path.join(project, '.occrc'), '\uFEFF' + JSON.stringify({ agent: 'bom', stateDir: state }));
+    assertError(occ(['list'], { cwd: project }), 3, /agent bom/, /./);
   } finally {
     fs.rmSync(userConfig);
   }

@@ -3,10 +3,9 @@
 // openclaw-session-intel addon. Results on stdout (--json: the addon's result
 // objects as they are), errors on stderr with a hint, distinct exit codes.
 
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { UsageError, loadConfig } from './occ-config.mjs';
 
 const require = createRequire(import.meta.url);
 /** The addon, loaded only by commands that need it. */
@@ -86,14 +85,6 @@ Precedence: flags > $OCC_AGENT, $OCC_STATE_DIR, $OCC_PRESET > config file > defa
 Exit codes: 0 ok, 1 internal, 2 invalid input or unreadable transcript, 3 not found (or a
 transcript in a cold archive or without events), 4 ambiguous id, 5 busy, 6 unsupported store.`;
 
-class UsageError extends Error {
-  constructor(message, hint) {
-    super(message);
-    this.code = 'E_INVALID_ARGUMENT';
-    this.hint = hint ?? "run 'occ --help' for usage";
-  }
-}
-
 /** --quiet-ms as a number of milliseconds, when given. */
 function quietMs(flags) {
   const raw = flags['--quiet-ms'];
@@ -130,34 +121,6 @@ function parseArgs(argv) {
     }
   }
   return { positional, flags };
-}
-
-/** The first config file found, parsed; errors name the file. */
-function loadConfig(cwd) {
-  const home = os.homedir();
-  const configHome = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
-  const candidates = [path.join(cwd, 'occ.config.json'), path.join(cwd, '.occrc'), path.join(configHome, 'occ', 'config.json'), path.join(home, '.occrc')];
-  const file = candidates.find((f) => fs.existsSync(f));
-  if (!file) return {};
-  let config;
-  try {
-    config = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`config file ${file} is not valid JSON: ${e.message}`, 'fix or remove the file');
-  }
-  if (!config || typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`config file ${file} must hold a JSON object`, 'fix or remove the file');
-  for (const key of ['agent', 'stateDir', 'preset']) {
-    if (config[key] !== undefined && typeof config[key] !== 'string') throw new UsageError(`config file ${file}: "${key}" must be a string`, 'fix or remove the file');
-  }
-  if (config.presets !== undefined) {
-    if (typeof config.presets !== 'object' || config.presets === null) throw new UsageError(`config file ${file}: "presets" must be an object`, 'fix or remove the file');
-    for (const [name, p] of Object.entries(config.presets)) {
-      if (!Number.isInteger(p?.keepTurnsWithTools) || !Number.isInteger(p?.truncatePercent)) {
-        throw new UsageError(`config file ${file}: preset "${name}" needs integer keepTurnsWithTools and truncatePercent`, 'fix or remove the file');
-      }
-    }
-  }
-  return config;
 }
 
 /** Settings with their precedence: flags > environment > config file > defaults. */

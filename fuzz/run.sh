@@ -17,11 +17,18 @@ fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo fuzz list)
+  # occ's config parser is JavaScript: fuzzed by a Node script instead.
+  targets+=(occ_config)
 fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cargo +nightly fuzz build
 for target in "${targets[@]}"; do
+  if [ "$target" = occ_config ]; then
+    echo "== fuzz $target for ${seconds}s"
+    node occ-config.mjs "$seconds" "${FUZZ_SEED:-1}"
+    continue
+  fi
   mkdir -p "$scratch/$target"
   echo "== fuzz $target for ${seconds}s"
   status=0
