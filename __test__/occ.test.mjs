@@ -344,7 +344,8 @@ test('every occ example in the README runs as documented', () => {
 test('commands that need no addon never load it; npm start lists the generated sample', () => {
   const bare = tempDir('osi-occ-bare-');
   fs.mkdirSync(path.join(bare, 'bin'));
-  fs.copyFileSync(OCC, path.join(bare, 'bin', 'occ.mjs'));
+  // occ as packaged, without the addon beside it.
+  for (const name of fs.readdirSync(path.dirname(OCC))) fs.copyFileSync(path.join(path.dirname(OCC), name), path.join(bare, 'bin', name));
   for (const args of [['--help'], ['--quickstart']]) {
     const r = spawnSync(process.execPath, [path.join(bare, 'bin', 'occ.mjs'), ...args], { cwd: home, env: baseEnv, encoding: 'utf8' });
     assert.equal(r.status, 0, `${args}: ${r.stderr}`);
