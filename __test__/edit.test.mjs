@@ -73,7 +73,7 @@ test('dry run, presets, backups rotation and coded errors leave files as they we
   await assert.rejects(addon.executeEdit({ stateDir: bare, sessionId: '../../etc' }), (e) => e.code === 'E_INVALID_ARGUMENT');
 });
 
-test('counts that are not whole numbers from 0 to 2^32-1 are refused, never wrapped into another setting', async () => {
+test('counts that are not whole numbers from 0 to 2^32-1 are refused, never wrapped into another setting (strip counts, backups, waits, limit)', async () => {
   // A u32 conversion would make -1 keep everything and 1e300 keep nothing.
   const text = openclawTranscript(30);
   const { state, dir } = stateWith({ 'a1.jsonl': text });
@@ -90,6 +90,14 @@ test('counts that are not whole numbers from 0 to 2^32-1 are refused, never wrap
       await assert.rejects(addon.executeEdit({ stateDir: state, ...options }), (e) => e.code === 'E_INVALID_ARGUMENT' && /whole number/.test(e.message), what);
       await assert.rejects(addon.executeClone({ stateDir: state, noRegister: true, ...options }), (e) => e.code === 'E_INVALID_ARGUMENT', what);
     }
+  }
+  // 2^32 backups to keep would have become 0, deleting every backup.
+  for (const value of bad) {
+    for (const key of ['backupsToKeep', 'lockTimeoutMs', 'quietMs']) {
+      await assert.rejects(addon.executeEdit({ stateDir: state, [key]: value }), (e) => e.code === 'E_INVALID_ARGUMENT' && e.message.startsWith(key), `${key} ${value}`);
+      await assert.rejects(addon.restoreFromBackup(undefined, { stateDir: state, [key]: value }), (e) => e.code === 'E_INVALID_ARGUMENT', `${key} ${value}`);
+    }
+    await assert.rejects(addon.listTranscripts({ stateDir: state, limit: value }), (e) => e.code === 'E_INVALID_ARGUMENT', `limit ${value}`);
   }
   assert.equal(fs.readFileSync(file, 'utf8'), text);
   assert.deepEqual(fs.readdirSync(dir), ['a1.jsonl']);

@@ -21,7 +21,7 @@ pub struct TranscriptOptions {
     /// (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
     pub state_dir: Option<String>,
     /// At most this many transcripts (`listTranscripts` only).
-    pub limit: Option<u32>,
+    pub limit: Option<f64>,
 }
 
 /// A session's transcript.
@@ -116,6 +116,7 @@ pub fn list_transcripts(
         move || {
             let mut list = open(&o)?.list()?;
             if let Some(limit) = o.limit {
+                let limit = session_intel_core::whole_number("limit", limit)?;
                 list.truncate(limit as usize);
             }
             Ok(list)
@@ -209,7 +210,8 @@ fn strip_settings(
     removal: &ToolRemovalOptions,
     custom: &[CustomPreset],
 ) -> session_intel_core::Result<(u32, u32)> {
-    use session_intel_core::openclaw::strip::{resolve_settings, whole_number, Preset};
+    use session_intel_core::openclaw::strip::{resolve_settings, Preset};
+    use session_intel_core::whole_number;
     let keep = |v: f64| whole_number("keepTurnsWithTools", v);
     let percent = |v: f64| whole_number("truncatePercent", v);
     let custom = custom
@@ -243,14 +245,45 @@ pub struct EditOptions {
     /// Report what would change; write nothing.
     pub dry_run: Option<bool>,
     /// Backups kept per transcript (default 5).
-    pub backups_to_keep: Option<u32>,
+    pub backups_to_keep: Option<f64>,
     /// How long to wait for OpenClaw's transcript lock (default 2000 ms).
-    pub lock_timeout_ms: Option<u32>,
+    pub lock_timeout_ms: Option<f64>,
     /// SQLite store, OpenClaw running: how long the session must have gone
     /// unwritten to count as idle (default 10000 ms). A chat command that
     /// edits its own session passes 0: the fresh write is its own message,
     /// and every other sign of a turn in progress still refuses the edit.
-    pub quiet_ms: Option<u32>,
+    pub quiet_ms: Option<f64>,
+}
+
+/// How an edit or restore writes: its lock wait, backups kept and (SQLite
+/// store) quiet time, each count checked to be a whole number.
+struct WriteSettings {
+    lock: session_intel_core::fs_safe::LockOptions,
+    backups: usize,
+    quiet_ms: i64,
+}
+
+impl WriteSettings {
+    fn of(o: &EditOptions) -> session_intel_core::Result<WriteSettings> {
+        use session_intel_core::whole_number;
+        let lock_ms = o
+            .lock_timeout_ms
+            .map_or(Ok(2000), |v| whole_number("lockTimeoutMs", v))?;
+        Ok(WriteSettings {
+            lock: session_intel_core::fs_safe::LockOptions {
+                timeout: std::time::Duration::from_millis(u64::from(lock_ms)),
+                ..Default::default()
+            },
+            backups: o.backups_to_keep.map_or(Ok(DEFAULT_BACKUPS), |v| {
+                whole_number("backupsToKeep", v).map(|n| n as usize)
+            })?,
+            quiet_ms: o
+                .quiet_ms
+                .map_or(Ok(session_intel_core::openclaw::gateway::QUIET_MS), |v| {
+                    whole_number("quietMs", v).map(i64::from)
+                })?,
+        })
+    }
 }
 
 /// The original design's edit statistics.
@@ -309,13 +342,6 @@ pub struct RestoreResult {
     pub restored_from: String,
     /// What the restore replaced, kept as the newest backup (restore again to undo).
     pub replaced_backup: String,
-}
-
-fn lock_options(timeout_ms: Option<u32>) -> session_intel_core::fs_safe::LockOptions {
-    session_intel_core::fs_safe::LockOptions {
-        timeout: std::time::Duration::from_millis(timeout_ms.unwrap_or(2000) as u64),
-        ..Default::default()
-    }
 }
 
 fn edit_result(o: session_intel_core::openclaw::edit::EditOutcome) -> EditResult {
@@ -382,17 +408,18 @@ pub fn execute_edit(
         state_dir: o.state_dir.clone(),
         limit: None,
     };
+    let writes = WriteSettings::of(&o);
     let removal = o.tool_removal.unwrap_or_default();
     let custom = o.custom_presets.unwrap_or_default();
     let session = o.session_id;
-    let lock = lock_options(o.lock_timeout_ms);
-    let backups = o.backups_to_keep.map_or(DEFAULT_BACKUPS, |n| n as usize);
-    let quiet_ms = o
-        .quiet_ms
-        .map_or(session_intel_core::openclaw::gateway::QUIET_MS, i64::from);
     AsyncTask::new(CoreTask::new(
         move || {
             let (keep, pct) = strip_settings(&removal, &custom)?;
+            let WriteSettings {
+                lock,
+                backups,
+                quiet_ms,
+            } = writes?;
             let request = edit::EditRequest {
                 session,
                 keep_turns_with_tools: keep,
@@ -421,10 +448,12 @@ pub fn restore_from_backup(
         state_dir: o.state_dir.clone(),
         limit: None,
     };
-    let lock = lock_options(o.lock_timeout_ms);
-    let backups = o.backups_to_keep.map_or(DEFAULT_BACKUPS, |n| n as usize);
+    let writes = WriteSettings::of(&o);
     AsyncTask::new(CoreTask::new(
-        move || open(&target)?.restore(session_id.as_deref(), lock, backups),
+        move || {
+            let w = writes?;
+            open(&target)?.restore(session_id.as_deref(), w.lock, w.backups)
+        },
         |r| RestoreResult {
             session_id: r.session_id,
             path: r.path.to_string_lossy().into_owned(),

@@ -18,7 +18,7 @@ pub mod resume;
 pub mod selection;
 pub mod text;
 
-pub use error::{catch_panic, Error, ErrorCode, Result};
+pub use error::{catch_panic, whole_number, Error, ErrorCode, Result};
 
 /// A hash map for the hot paths of discovery: foldhash, randomly seeded like
 /// std's `RandomState`, and several times faster on short keys and paths.

@@ -57,25 +57,6 @@ pub fn builtin_presets() -> Vec<Preset> {
     .collect()
 }
 
-/// A count or percentage a caller gave as a JavaScript number: a whole
-/// number from 0 to `u32::MAX`, else `E_INVALID_ARGUMENT`. A plain
-/// conversion would wrap it instead (-1 to 4294967295, 1e300 to 0, which
-/// removes every tool call).
-pub fn whole_number(name: &str, value: f64) -> Result<u32> {
-    if value.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&value) {
-        Ok(value as u32)
-    } else {
-        Err(Error::new(
-            ErrorCode::InvalidArgument,
-            format!(
-                "{name} must be a whole number from 0 to {}, not {value}",
-                u32::MAX
-            ),
-        )
-        .with_hint(format!("give {name} as a count such as 10")))
-    }
-}
-
 /// The settings for a preset name (custom presets first), with explicit
 /// values overriding it. Unknown names are `E_UNKNOWN_PRESET`.
 pub fn resolve_settings(
