@@ -1,5 +1,6 @@
 // Every writer of the addon (writers.mjs) against a disk that fills up
-// mid-write (a small tmpfs, else RLIMIT_FSIZE), a read-only tree (a
+// mid-write (a small tmpfs as root; a file-size limit, RLIMIT_FSIZE, for
+// every user, cutting the largest write in half), a read-only tree (a
 // read-only bind mount as root, else permissions) and a file it writes
 // replaced by a directory: each answers E_WRITE_FAILED with a hint, and
 // leaves every file byte-identical, with nothing added.
@@ -10,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { tempDir, posix } from './helpers.mjs';
+import { tempDir, posix, root } from './helpers.mjs';
 import { roundOf, writers, files } from './writers.mjs';
 
 const sh = (cmd) => spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
@@ -22,6 +23,9 @@ const canMount = (() => {
   if (ok) sh(`umount '${probe}'`);
   return ok;
 })();
+
+/** Linux's prlimit, to start a child under a file-size limit. */
+const hasPrlimit = process.platform === 'linux' && sh('prlimit --version').status === 0;
 
 /** Runs `fn` on a tmpfs of `kb` KiB mounted on a fresh folder. */
 async function onTmpfs(kb, fn) {
@@ -54,8 +58,10 @@ function* walkDirs(dir) {
   }
 }
 
-/** Every file under `dir` with its bytes. */
-const snapshot = (dir) => new Map([...files(dir)].sort().map((f) => [f, fs.readFileSync(f)]));
+/** Every file under `dir` with its bytes, but SQLite's wal-index (`-shm`),
+ *  which every connection rewrites, readers included, and rebuilds from the
+ *  database and its WAL. */
+const snapshot = (dir) => new Map([...files(dir)].filter((f) => !f.endsWith('-shm')).sort().map((f) => [f, fs.readFileSync(f)]));
 
 function assertUnchanged(before, dir, what) {
   const after = snapshot(dir);
@@ -101,6 +107,27 @@ for (const [name, w] of Object.entries(writers)) {
       await assertWriteFailed(roundOf(writer, s, 0), 'disk full');
       assertUnchanged(before, s.state, 'disk full');
     });
+  });
+
+  test(`${name}: a file-size limit hit mid-write (RLIMIT_FSIZE, no root needed)`, { skip: hasPrlimit ? false : 'needs prlimit (util-linux)' }, async () => {
+    // The limit is half the smallest file the round writes, so that its
+    // first write stops in the middle (small files included).
+    const probe = await ready(w);
+    const untouched = snapshot(probe.state);
+    await roundOf(writer, probe, 0);
+    const sizes = [...snapshot(probe.state)].filter(([f, b]) => !untouched.get(f)?.equals(b)).map(([, b]) => b.length);
+    const limit = Math.max(1, Math.floor(Math.min(...sizes) / 2));
+
+    const s = await ready(w);
+    const setup = path.join(fs.realpathSync(tempDir('osi-fsize-')), 'setup.json');
+    fs.writeFileSync(setup, JSON.stringify(s));
+    const before = snapshot(s.state);
+    const child = spawnSync('prlimit', [`--fsize=${limit}`, process.execPath, path.join(root, '__test__', 'writer-child.mjs'), writer, setup, '--once'], { env: process.env, encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    const answer = JSON.parse(child.stdout);
+    assert.equal(answer.code, 'E_WRITE_FAILED', `limit ${limit} bytes: ${child.stdout}`);
+    assert.ok(answer.hint, 'no hint');
+    assertUnchanged(before, s.state, `file size limit ${limit}`);
   });
 
   test(`${name}: a read-only tree`, { skip: canMount || (posix && process.getuid() !== 0) ? false : 'root that cannot mount is not stopped by permissions' }, async () => {

@@ -79,12 +79,17 @@ export function base(dir = fs.realpathSync(tempDir('osi-writer-'))) {
   return s;
 }
 
-/** Each writer: its setup, and what must hold after a kill beyond wholeness
- *  (`small`: it writes less than a page at a time). */
+/** Each writer: its setup, its versions (the rounds it goes through before
+ *  the fault), and what must hold after a kill beyond wholeness (`small`: it
+ *  writes less than a page at a time). */
+/** For a writer of small files: its files exist before the fault, so that
+ *  every round rewrites them. */
+const rewrites = (writer) => ({ setup: base, small: true, versions: async (s) => (await roundOf(writer, s, 0), []) });
+
 export const writers = {
-  registry: { setup: base, small: true },
-  pins: { setup: base, small: true },
-  retire: { setup: base, small: true },
+  registry: rewrites('registry'),
+  pins: rewrites('pins'),
+  retire: rewrites('retire'),
   handoff: {
     setup(dir) {
       const s = base(dir);
