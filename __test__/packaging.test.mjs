@@ -53,7 +53,7 @@ test('npm pack ships the loader, the types, occ, the OpenClaw plugin and the doc
   const r = spawnSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
   assert.equal(r.status, 0, r.stderr);
   const files = JSON.parse(r.stdout)[0].files.map((f) => f.path).sort();
-  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'openclaw.plugin.json', 'package.json', 'plugin/index.mjs']);
+  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ-config.mjs', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'openclaw.plugin.json', 'package.json', 'plugin/index.mjs']);
 });
 
 test('npm version brings every platform package and optional dependency to the new version', () => {
