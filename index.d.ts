@@ -61,7 +61,7 @@ export interface CaptureHandoffOptions {
    * derived summary.
    */
   summarize?: (request: HandoffSummaryRequest) => Promise<Partial<HandoffSummary> | string>
-  /** Default 20000. */
+  /** Default 20000; read as Node's `setTimeout` reads a delay. */
   summarizeTimeoutMs?: number
   /** Default 24. */
   expiryHours?: number
@@ -1004,6 +1004,7 @@ export interface SessionSelectionConfig {
 export interface SessionSelectionOptions {
   relevanceModel?: string
   relevanceMaxTokens?: number
+  /** Read as Node's `setTimeout` reads a delay (below 1 ms: 1 ms). */
   relevanceTimeoutMs?: number
   resumeThreshold?: number
   /** `false`: offline relevance only. */

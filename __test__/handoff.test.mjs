@@ -88,6 +88,10 @@ test('captureHandoff: a slow, rejecting, throwing or malformed callback falls ba
     assert.equal(state.summary.lastTopic, "Let's go with one bucket per worker.");
     assert.match(state.summary.nextStep, /^Next I will clean up the old fixtures/);
   }
+  // A timeout of -1 is read as setTimeout reads it (1 ms), not wrapped to 49 days.
+  const hurried = await addon.captureHandoff({ agentId: 'main', stateDir, trigger: 'manual', now: t0, summarize: () => new Promise(() => {}), summarizeTimeoutMs: -1 });
+  assert.equal(hurried.summarySource, 'derived');
+  assert.match(hurried.summaryError, /did not answer within 1 ms/);
   // A text reply holding JSON is accepted.
   const state = await addon.captureHandoff({ agentId: 'main', stateDir, trigger: 'manual', now: t0, summarize: async () => 'Here:\n{"nextStep":"ship it"}' });
   assert.equal(state.summarySource, 'model');

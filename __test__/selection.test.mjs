@@ -104,6 +104,18 @@ test('a slow reply past the timeout: the decision arrives within timeout + 250 m
   });
 });
 
+test('a timeout given as -1, 0 or 2^32 waits as Node\'s setTimeout would (1 ms), not the 49 days a wrapped u32 would', async () => {
+  await withApi((req, res) => setTimeout(() => text('[]')(req, res), 3000), async () => {
+    for (const relevanceTimeoutMs of [-1, 0, 2 ** 32, Number.NaN]) {
+      const started = Date.now();
+      const pick = await addon.selectSession(TASK, '/repo', 'main', status([S1, S2]), undefined, undefined, { relevanceTimeoutMs });
+      const took = Date.now() - started;
+      assert.ok(took < 650, `${relevanceTimeoutMs}: took ${took} ms`);
+      assert.match(pick.scores[0].reason, /shared terms/);
+    }
+  });
+});
+
 test('HTTP 500 and invalid JSON fall back offline, never reject', async () => {
   await withApi((req, res) => { res.writeHead(500); res.end('{"type":"error"}'); }, async () => {
     const r = await addon.assessTaskRelevance(TASK, [S1, S2]);

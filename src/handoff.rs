@@ -167,8 +167,8 @@ pub struct CaptureHandoffOptions {
         ts_type = "(request: HandoffSummaryRequest) => Promise<Partial<HandoffSummary> | string>"
     )]
     pub summarize: Option<SummarizeCallback>,
-    /// Default 20000.
-    pub summarize_timeout_ms: Option<u32>,
+    /// Default 20000; read as Node's `setTimeout` reads a delay.
+    pub summarize_timeout_ms: Option<f64>,
     /// Default 24.
     pub expiry_hours: Option<f64>,
     /// Messages read from the end of the transcript; default 50.
@@ -327,9 +327,10 @@ pub fn capture_handoff<'env>(
         message_limit: options
             .message_limit
             .map_or(store::DEFAULT_MESSAGE_LIMIT, |n| n as usize),
-        summarize_timeout_ms: options
-            .summarize_timeout_ms
-            .map_or(store::DEFAULT_SUMMARIZE_TIMEOUT_MS, u64::from),
+        summarize_timeout_ms: options.summarize_timeout_ms.map_or(
+            store::DEFAULT_SUMMARIZE_TIMEOUT_MS,
+            session_intel_core::timer_ms,
+        ),
         now: options.now.unwrap_or_else(Utc::now),
     };
     let summarizer = options.summarize.map(HostSummarizer);

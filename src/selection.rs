@@ -48,7 +48,8 @@ type RelevanceCallback =
 pub struct SessionSelectionOptions {
     pub relevance_model: Option<String>,
     pub relevance_max_tokens: Option<u32>,
-    pub relevance_timeout_ms: Option<u32>,
+    /// Read as Node's `setTimeout` reads a delay (below 1 ms: 1 ms).
+    pub relevance_timeout_ms: Option<f64>,
     pub resume_threshold: Option<f64>,
     /// `false`: offline relevance only.
     pub enabled: Option<bool>,
@@ -228,7 +229,7 @@ fn settings(
         relevance_max_tokens: o.relevance_max_tokens.unwrap_or(d.relevance_max_tokens),
         relevance_timeout_ms: o
             .relevance_timeout_ms
-            .map_or(d.relevance_timeout_ms, u64::from),
+            .map_or(d.relevance_timeout_ms, session_intel_core::timer_ms),
         resume_threshold: o.resume_threshold.unwrap_or(d.resume_threshold),
         enabled: o.enabled.unwrap_or(d.enabled),
     };

@@ -141,25 +141,6 @@ pub fn catch_panic<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     })
 }
 
-/// A count or percentage a caller gave as a JavaScript number: a whole
-/// number from 0 to `u32::MAX`, else `E_INVALID_ARGUMENT`. A plain
-/// conversion would wrap it instead (-1 to 4294967295, 1e300 to 0, which
-/// removes every tool call).
-pub fn whole_number(name: &str, value: f64) -> Result<u32> {
-    if value.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&value) {
-        Ok(value as u32)
-    } else {
-        Err(Error::new(
-            ErrorCode::InvalidArgument,
-            format!(
-                "{name} must be a whole number from 0 to {}, not {value}",
-                u32::MAX
-            ),
-        )
-        .with_hint(format!("give {name} as a count such as 10")))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,19 +162,5 @@ mod tests {
         assert_eq!(all.len(), 15);
         assert!(all.iter().all(|c| c.starts_with("E_")));
         assert_eq!(ErrorCode::SessionBusy.to_string(), "E_SESSION_BUSY");
-    }
-
-    #[test]
-    fn whole_numbers_are_taken_and_nothing_else_is_wrapped() {
-        assert_eq!(whole_number("n", 0.0).unwrap(), 0);
-        assert_eq!(whole_number("n", -0.0).unwrap(), 0);
-        assert_eq!(whole_number("n", 4294967295.0).unwrap(), u32::MAX);
-        for bad in [-1.0, 4294967296.0, 1e300, 2.5, f64::NAN, f64::INFINITY] {
-            let err = whole_number("keepTurnsWithTools", bad).unwrap_err();
-            assert_eq!(err.code, ErrorCode::InvalidArgument);
-            assert!(err
-                .message
-                .starts_with("keepTurnsWithTools must be a whole number"));
-        }
     }
 }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod fs_safe;
 pub mod handoff;
 pub mod hooks;
+pub mod js_number;
 mod json_blocks;
 pub mod json_scan;
 pub mod mcp;
@@ -18,7 +19,8 @@ pub mod resume;
 pub mod selection;
 pub mod text;
 
-pub use error::{catch_panic, whole_number, Error, ErrorCode, Result};
+pub use error::{catch_panic, Error, ErrorCode, Result};
+pub use js_number::{timer_ms, whole_number};
 
 /// A hash map for the hot paths of discovery: foldhash, randomly seeded like
 /// std's `RandomState`, and several times faster on short keys and paths.
