@@ -1,6 +1,6 @@
 // Every writer of the addon (writers.mjs) against a disk that fills up
 // mid-write (a small tmpfs as root; a file-size limit, RLIMIT_FSIZE, for
-// every user, cutting the largest write in half), a read-only tree (a
+// every user, at half the smallest file a round writes), a read-only tree (a
 // read-only bind mount as root, else permissions) and a file it writes
 // replaced by a directory: each answers E_WRITE_FAILED with a hint, and
 // leaves every file byte-identical, with nothing added.
@@ -110,8 +110,8 @@ for (const [name, w] of Object.entries(writers)) {
   });
 
   test(`${name}: a file-size limit hit mid-write (RLIMIT_FSIZE, no root needed)`, { skip: hasPrlimit ? false : 'needs prlimit (util-linux)' }, async () => {
-    // The limit is half the smallest file the round writes, so that its
-    // first write stops in the middle (small files included).
+    // The limit is half the smallest file the round writes, so that every
+    // write of the round that goes past it stops partway, small files' too.
     const probe = await ready(w);
     const untouched = snapshot(probe.state);
     await roundOf(writer, probe, 0);

@@ -15,12 +15,12 @@ export class UsageError extends Error {
 }
 
 /** No config file is this large; a larger one is refused before it is read. */
-export const MAX_CONFIG_BYTES = 1 << 20;
+const MAX_CONFIG_BYTES = 1 << 20;
 /** The largest count the addon takes (a u32). */
 const MAX_COUNT = 2 ** 32 - 1;
 
 /** The config files looked for from `cwd`, first found wins. */
-export function configCandidates(cwd) {
+function configCandidates(cwd) {
   const home = os.homedir();
   const configHome = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
   return [path.join(cwd, 'occ.config.json'), path.join(cwd, '.occrc'), path.join(configHome, 'occ', 'config.json'), path.join(home, '.occrc')];
