@@ -209,7 +209,7 @@ export interface ContextPressureOptions {
   transcriptPath: string
   /** Tokens of the model's context window; default 200000. */
   contextWindow?: number
-  /** Percentage from which the level is `WARNING`; default 70. */
+  /** Percentage from which the level is `WARNING`, 1–100; default 70. */
   threshold?: number
 }
 
@@ -582,7 +582,10 @@ export interface PatternNote {
   resolved?: boolean
 }
 
-/** Limits of `peekSessionHistory`. */
+/**
+ * Limits of `peekSessionHistory`, read as the reference reads them (0 or
+ * NaN messages keep all of them, -n drops the first n).
+ */
 export interface PeekOptions {
   /** How many messages to keep, newest last (default 6). */
   maxMessages?: number
@@ -728,7 +731,10 @@ export interface ProjectStatusOptions {
   runningSessionIds?: Array<string>
   /** The host is running Claude Code in this repository. */
   repoBusy?: boolean
-  /** How long each `gh` call may take, in milliseconds (default 5000). */
+  /**
+   * How long each `gh` call may take, in milliseconds (default 5000),
+   * read as Node's `setTimeout` reads a delay.
+   */
   githubTimeoutMs?: number
   /**
    * Keep session scans in a cache file between processes (default true;
@@ -767,6 +773,7 @@ export interface RelevancePrompt {
   prompt: string
   /** The resolved model id. */
   model: string
+  /** The caller's `relevanceMaxTokens`, as given. */
   maxTokens: number
   timeoutMs: number
 }
@@ -1003,6 +1010,10 @@ export interface SessionSelectionConfig {
 /** Selection settings, all optional, plus the host's relevance callback. */
 export interface SessionSelectionOptions {
   relevanceModel?: string
+  /**
+   * Sent to the model as given (a value it refuses gives the offline
+   * answer, as in the reference).
+   */
   relevanceMaxTokens?: number
   /** Read as Node's `setTimeout` reads a delay (below 1 ms: 1 ms). */
   relevanceTimeoutMs?: number

@@ -253,6 +253,25 @@ test('peekSessionHistory: last text messages of a fixture transcript', () => {
     const short = addon.peekSessionHistory('/home/marco/projects/spotter', '55604662-cf2a-4331-851a-ec234028f8ca', { maxMessages: 1, maxChars: 10 });
     assert.ok(short.endsWith('\u2026') && !short.includes('\n\n'));
     assert.equal(addon.peekSessionHistory('/home/marco/projects/spotter', '../../etc/passwd'), '');
+
+    // Limits are read as the reference's `messages.slice(-maxMessages)` and
+    // character budget read them, never wrapped modulo 2^32.
+    const peek = (opts) => addon.peekSessionHistory('/home/marco/projects/spotter', '55604662-cf2a-4331-851a-ec234028f8ca', opts);
+    const blocks = (t) => t.split(/\n\n(?=\[(?:User|CC)\]: )/);
+    const all = peek({ maxMessages: Infinity, maxChars: Infinity });
+    const count = blocks(all).length;
+    assert.ok(count >= 3, `${count} messages`);
+    for (const maxMessages of [0, Number.NaN, 2 ** 32 + 1]) {
+      assert.equal(peek({ maxMessages, maxChars: Infinity }), all, String(maxMessages));
+    }
+    assert.equal(peek({ maxMessages: -Infinity, maxChars: Infinity }), '');
+    assert.deepEqual(blocks(peek({ maxMessages: -2, maxChars: Infinity })), blocks(all).slice(2));
+    assert.equal(peek({ maxMessages: 2.9, maxChars: Infinity }), peek({ maxMessages: 2, maxChars: Infinity }));
+    assert.equal(peek({ maxMessages: 3, maxChars: Number.NaN }), peek({ maxMessages: 3, maxChars: Infinity }));
+    assert.equal(peek({ maxChars: -1 }), '');
+    assert.equal(peek({ maxChars: 0 }), '');
+    assert.equal(peek({ maxMessages: 1, maxChars: 10.9 }), peek({ maxMessages: 1, maxChars: 10 }));
+    assert.equal(peek({ maxChars: 2 ** 32 + 10 }), peek({ maxChars: Infinity }));
   } finally {
     delete process.env.CLAUDE_CONFIG_DIR;
   }

@@ -124,6 +124,15 @@ test('captureHandoff: coded errors for a bad trigger or agent; renderHandoffCont
   const stateDir = agentWithConversation();
   await assert.rejects(addon.captureHandoff({ agentId: 'main', stateDir, trigger: 'reboot' }), { code: 'E_INVALID_ARGUMENT' });
   await assert.rejects(addon.captureHandoff({ agentId: 'ghost', stateDir, trigger: 'reset' }), { code: 'E_AGENT_NOT_FOUND' });
+  // A message limit that is not a count is refused, not wrapped (2^32 + 2
+  // would read 2 messages), and nothing is written.
+  for (const messageLimit of [-1, 2.5, Number.NaN, Infinity, 2 ** 32 + 2]) {
+    await assert.rejects(addon.captureHandoff({ agentId: 'main', stateDir, trigger: 'reset', messageLimit }), (e) => e.code === 'E_INVALID_ARGUMENT' && /messageLimit/.test(e.message), String(messageLimit));
+  }
+  assert.equal(fs.existsSync(path.join(stateDir, 'agents/main/handoff')), false);
+  let read;
+  await addon.captureHandoff({ agentId: 'main', stateDir, trigger: 'reset', now: t0, messageLimit: 2, summarize: async (r) => { read = r.messages.map((m) => m.index); return 'ok'; } });
+  assert.deepEqual(read, [3, 4]);
   const text = addon.renderHandoffContext({
     agentId: 'main', sessionKey: 'agent:main:main', previousSessionId: null, createdAt: 'a', updatedAt: '2026-03-01T10:00:00.000Z', expiresAt: 'b',
     project: 'storage', mode: 'work', patterns: [], lastMessageIndex: 0, transcriptHash: '', resumeAvailable: true, resumeOfferedAt: null,

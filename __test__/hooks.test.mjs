@@ -36,6 +36,10 @@ test('contextPressure levels, window and threshold; coded errors', async () => {
   assert.equal((await addon.contextPressure({ transcriptPath: file, contextWindow: 1_000_000 })).line, 'context: 14% [OK]');
   await assert.rejects(addon.contextPressure({ transcriptPath: path.join(dir, 'none.jsonl') }), (e) => e.code === 'E_SESSION_NOT_FOUND' && /transcript_path/.test(e.hint));
   await assert.rejects(addon.contextPressure({ transcriptPath: file, threshold: 0 }), (e) => e.code === 'E_INVALID_ARGUMENT');
+  // Not wrapped modulo 2^32 (2^32 + 80 would read as 80).
+  for (const threshold of [2 ** 32 + 80, 80.5, -1, Number.NaN]) {
+    await assert.rejects(addon.contextPressure({ transcriptPath: file, threshold }), (e) => e.code === 'E_INVALID_ARGUMENT' && /threshold/.test(e.message), String(threshold));
+  }
 });
 
 const REGISTRY = {
@@ -93,6 +97,10 @@ test('detectPaneState and buildWakeMessage on captured screens', async () => {
     '[AVAILABLE ACTIONS]', '- allow once: send 1', '- allow for the session: send 2', '- deny: send Escape', '',
   ].join('\n'));
   assert.match(addon.buildWakeMessage({ agentId: 'f', tmuxSessionName: 'f', trigger: 'session_start', paneText: '', actions: ['/gsd:next'] }), /\[AVAILABLE ACTIONS\]\n- \/gsd:next\n$/);
+  // A line count that is not a count is refused, not wrapped (2^32 + 2 would read as 2).
+  for (const paneCaptureLines of [2 ** 32 + 2, -1, 1.5, Number.NaN]) {
+    assert.throws(() => addon.buildWakeMessage({ agentId: 'g', tmuxSessionName: 'g', trigger: 'response_complete', paneText: PERMISSION_SCREEN, paneCaptureLines }), (e) => e.code === 'E_INVALID_ARGUMENT' && /paneCaptureLines/.test(e.message), String(paneCaptureLines));
+  }
 });
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;

@@ -98,6 +98,13 @@ test('a hanging gh is cut off at the timeout and the rest of the briefing still 
     assert.ok(ticks > 10, 'the event loop kept running while gh hung');
     assert.equal(Object.hasOwn(s, 'github'), false);
     assert.equal(s.git.currentBranch, 'main');
+    // Read as Node's setTimeout reads a delay (1 ms), not wrapped to 49 days.
+    for (const githubTimeoutMs of [-1, 2 ** 32, Number.NaN]) {
+      const begun = Date.now();
+      const quick = await addon.gatherProjectStatus(repo, undefined, { ...noSessions(), githubTimeoutMs });
+      assert.ok(Date.now() - begun < 3000, `${githubTimeoutMs}: took ${Date.now() - begun} ms`);
+      assert.equal(Object.hasOwn(quick, 'github'), false);
+    }
   });
 });
 

@@ -42,6 +42,16 @@ test('pin, decide, bump, clear, retire: the runner.ts flow around one spawn', as
   assert.equal((await addon.resolveResumeDecision(base)).reason, 'retired');
   assert.deepEqual(await addon.pinSession({ ...base, sessionId: SID }), { pinned: false, reason: 'retired' });
   await assert.rejects(addon.pinSession({ ...base, agentId: '../x', sessionId: SID }), (e) => e.code === 'E_INVALID_ARGUMENT');
+  // An epoch that is not a count is refused, never wrapped (2^32 would
+  // read as 0 and match a pin of epoch 0); the resume file is untouched.
+  const file = path.join(stateDir, 'agents', 'main', 'claude-code-resume.json');
+  const before = fs.readFileSync(file);
+  for (const historyEpoch of [-1, 2 ** 32, 1.5, Number.NaN]) {
+    const coded = (e) => e.code === 'E_INVALID_ARGUMENT' && /historyEpoch/.test(e.message);
+    await assert.rejects(addon.pinSession({ ...base, sessionId: SID, historyEpoch }), coded, String(historyEpoch));
+    await assert.rejects(addon.resolveResumeDecision({ ...base, historyEpoch }), coded, String(historyEpoch));
+  }
+  assert.deepEqual(fs.readFileSync(file), before);
 });
 
 test('several processes pinning at once lose nothing', async () => {
@@ -63,6 +73,11 @@ test('classifyResumeFailure on the real result lines', () => {
   assert.deepEqual(addon.classifyResumeFailure({ requestedSessionId: SID, stderr: 'API Error: 429 {"type":"rate_limit_error"}', exitCode: 1 }), { rejected: false, retryFresh: false, reason: 'rate_limited' });
   const ok = `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"duration_api_ms":4100,"session_id":"${SID}"}`;
   assert.equal(addon.classifyResumeFailure({ requestedSessionId: SID, resultLine: ok, exitCode: 0 }).reason, 'succeeded');
+  // Exit codes are read as `code !== 0` reads them: nothing that an int32
+  // conversion would turn into 0 passes for a success.
+  for (const exitCode of [2 ** 32, Number.NaN, 0.5]) {
+    assert.equal(addon.classifyResumeFailure({ requestedSessionId: SID, exitCode }).reason, 'failed_other', String(exitCode));
+  }
 });
 
 test('origin markers: extended pairs survive hostile values; discovery still reports the agent', async () => {

@@ -25,6 +25,7 @@ async function withApi(reply, fn) {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
+      req.rawBody = body;
       requests.push({ method: req.method, url: req.url, headers: req.headers, body: JSON.parse(body) });
       reply(req, res);
     });
@@ -114,6 +115,29 @@ test('a timeout given as -1, 0 or 2^32 waits as Node\'s setTimeout would (1 ms),
       assert.match(pick.scores[0].reason, /shared terms/);
     }
   });
+});
+
+test('relevanceMaxTokens reaches the model as the reference sends it, never wrapped; one the API refuses gives the offline answer', async () => {
+  // Like the real API: a 400 unless max_tokens is a positive whole number.
+  const api = (req, res) => {
+    const { max_tokens: m } = req.parsed;
+    if (Number.isInteger(m) && m > 0) return text('[{"index": 1, "relevance": 0.9, "reasoning": "model says so"}]')(req, res);
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end('{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens"}}');
+  };
+  const given = [1e300, -1, 0, 2.5, Number.NaN, 2 ** 32, 2 ** 32 + 500, 700];
+  await withApi((req, res) => api(Object.assign(req, { parsed: JSON.parse(req.rawBody) }), res), async (requests) => {
+    for (const relevanceMaxTokens of given) {
+      const [r] = await addon.assessTaskRelevance(TASK, [S1], { relevanceMaxTokens });
+      // JSON.stringify's number: 2^32 stays 2^32 (a u32 would send 0), NaN is null.
+      assert.deepEqual(requests.at(-1).body.max_tokens, JSON.parse(JSON.stringify(relevanceMaxTokens)), String(relevanceMaxTokens));
+      const refused = !(Number.isInteger(relevanceMaxTokens) && relevanceMaxTokens > 0);
+      assert.match(r.reasoning, refused ? /shared terms/ : /model says so/, String(relevanceMaxTokens));
+    }
+  });
+  const seen = [];
+  await addon.assessTaskRelevance(TASK, [S1], { relevanceMaxTokens: 2 ** 32 + 1, relevanceCallback: async (req) => { seen.push(req.maxTokens); return '[]'; } });
+  assert.deepEqual(seen, [2 ** 32 + 1]);
 });
 
 test('HTTP 500 and invalid JSON fall back offline, never reject', async () => {

@@ -272,13 +272,14 @@ pub struct SessionStats {
     pub cost_usd: Option<f64>,
 }
 
-/// Limits of `peekSessionHistory`.
+/// Limits of `peekSessionHistory`, read as the reference reads them (0 or
+/// NaN messages keep all of them, -n drops the first n).
 #[napi(object)]
 pub struct PeekOptions {
     /// How many messages to keep, newest last (default 6).
-    pub max_messages: Option<u32>,
+    pub max_messages: Option<f64>,
     /// Character budget in UTF-16 units (default 4000).
-    pub max_chars: Option<u32>,
+    pub max_chars: Option<f64>,
 }
 
 fn registry() -> reg::Registry {
@@ -420,11 +421,11 @@ pub fn peek_session_history(
             max_messages: opts
                 .as_ref()
                 .and_then(|o| o.max_messages)
-                .map_or(defaults.max_messages, |n| n as usize),
+                .unwrap_or(defaults.max_messages),
             max_chars: opts
                 .as_ref()
                 .and_then(|o| o.max_chars)
-                .map_or(defaults.max_chars, |n| n as usize),
+                .unwrap_or(defaults.max_chars),
         };
         let claude_dir = paths::claude_config_dir(None);
         let repo = paths::resolve_lexically(&repo_path);

@@ -172,7 +172,7 @@ pub struct CaptureHandoffOptions {
     /// Default 24.
     pub expiry_hours: Option<f64>,
     /// Messages read from the end of the transcript; default 50.
-    pub message_limit: Option<u32>,
+    pub message_limit: Option<f64>,
     /// The clock (tests, replays); default now.
     pub now: Option<DateTime<Utc>>,
 }
@@ -314,9 +314,34 @@ fn handoff_dir(o: &HandoffOptions) -> store::HandoffDir {
 #[napi(catch_unwind, ts_return_type = "Promise<SessionState>")]
 pub fn capture_handoff<'env>(
     env: &'env Env,
-    options: CaptureHandoffOptions,
+    mut options: CaptureHandoffOptions,
 ) -> Result<PromiseRaw<'env, SessionState>> {
-    let request = store::CaptureRequest {
+    let summarizer = options.summarize.take().map(HostSummarizer);
+    let request = capture_request(options);
+    let work = async move {
+        Ok(match request {
+            Ok(request) => {
+                store::capture_handoff(
+                    request,
+                    summarizer.as_ref().map(|s| s as &dyn store::Summarizer),
+                )
+                .await
+            }
+            Err(invalid) => Err(invalid),
+        })
+    };
+    env.spawn_future_with_callback(work, |env, r| match r {
+        Ok(s) => Ok(state_out(s)),
+        Err(e) => Err(coded_error(env, e)),
+    })
+}
+
+/// The capture request of `options` (its callback taken out), or
+/// `E_INVALID_ARGUMENT` for a message limit that is not a count.
+fn capture_request(
+    options: CaptureHandoffOptions,
+) -> session_intel_core::Result<store::CaptureRequest> {
+    Ok(store::CaptureRequest {
         agent_id: options.agent_id,
         session_id: options.session_id,
         state_dir: state_dir::resolve_state_dir(options.state_dir.as_deref().map(Path::new)),
@@ -324,26 +349,15 @@ pub fn capture_handoff<'env>(
         mode: options.mode,
         trigger: options.trigger,
         expiry_hours: options.expiry_hours.unwrap_or(store::DEFAULT_EXPIRY_HOURS),
-        message_limit: options
-            .message_limit
-            .map_or(store::DEFAULT_MESSAGE_LIMIT, |n| n as usize),
+        message_limit: match options.message_limit {
+            Some(n) => session_intel_core::whole_number("messageLimit", n)? as usize,
+            None => store::DEFAULT_MESSAGE_LIMIT,
+        },
         summarize_timeout_ms: options.summarize_timeout_ms.map_or(
             store::DEFAULT_SUMMARIZE_TIMEOUT_MS,
             session_intel_core::timer_ms,
         ),
         now: options.now.unwrap_or_else(Utc::now),
-    };
-    let summarizer = options.summarize.map(HostSummarizer);
-    let work = async move {
-        Ok(store::capture_handoff(
-            request,
-            summarizer.as_ref().map(|s| s as &dyn store::Summarizer),
-        )
-        .await)
-    };
-    env.spawn_future_with_callback(work, |env, r| match r {
-        Ok(s) => Ok(state_out(s)),
-        Err(e) => Err(coded_error(env, e)),
     })
 }
 

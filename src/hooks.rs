@@ -13,8 +13,8 @@ pub struct ContextPressureOptions {
     pub transcript_path: String,
     /// Tokens of the model's context window; default 200000.
     pub context_window: Option<f64>,
-    /// Percentage from which the level is `WARNING`; default 70.
-    pub threshold: Option<u32>,
+    /// Percentage from which the level is `WARNING`, 1–100; default 70.
+    pub threshold: Option<f64>,
 }
 
 /// How full a session's context window is.
@@ -39,10 +39,14 @@ pub fn context_pressure(
     let window = options.context_window.map(|w| w.max(0.0) as u64);
     AsyncTask::new(CoreTask::new(
         move || {
+            let threshold = options
+                .threshold
+                .map(|t| session_intel_core::whole_number("threshold", t))
+                .transpose()?;
             pressure::context_pressure(
                 std::path::Path::new(&options.transcript_path),
                 window,
-                options.threshold,
+                threshold,
             )
         },
         |p| ContextPressure {
@@ -132,7 +136,7 @@ pub struct WakeMessageOptions {
     pub trigger: String,
     pub pane_text: String,
     /// Last pane lines to include; default 120 (`pane_capture_lines`).
-    pub pane_capture_lines: Option<u32>,
+    pub pane_capture_lines: Option<f64>,
     /// The `contextPressure` result, when known.
     pub context_pressure: Option<ContextPressure>,
     /// Actions to offer; default: those that fit the detected state.
@@ -143,14 +147,20 @@ pub struct WakeMessageOptions {
 /// identity, trigger and pane state, then `[PANE CONTENT]`,
 /// `[CONTEXT PRESSURE]` and `[AVAILABLE ACTIONS]`.
 #[napi(catch_unwind)]
-pub fn build_wake_message(options: WakeMessageOptions) -> String {
-    pane::build_wake_message(&pane::WakeMessage {
-        agent_id: &options.agent_id,
-        tmux_session_name: &options.tmux_session_name,
-        trigger: &options.trigger,
-        pane_text: &options.pane_text,
-        pane_capture_lines: options.pane_capture_lines.map(|n| n as usize),
-        context_pressure: options.context_pressure.as_ref().map(|p| p.line.as_str()),
-        actions: options.actions.as_deref(),
+pub fn build_wake_message(env: Env, options: WakeMessageOptions) -> Result<String> {
+    run_sync(&env, || {
+        let pane_capture_lines = options
+            .pane_capture_lines
+            .map(|n| session_intel_core::whole_number("paneCaptureLines", n))
+            .transpose()?;
+        Ok(pane::build_wake_message(&pane::WakeMessage {
+            agent_id: &options.agent_id,
+            tmux_session_name: &options.tmux_session_name,
+            trigger: &options.trigger,
+            pane_text: &options.pane_text,
+            pane_capture_lines: pane_capture_lines.map(|n| n as usize),
+            context_pressure: options.context_pressure.as_ref().map(|p| p.line.as_str()),
+            actions: options.actions.as_deref(),
+        }))
     })
 }

@@ -21,8 +21,9 @@ pub struct ProjectStatusOptions {
     pub running_session_ids: Option<Vec<String>>,
     /// The host is running Claude Code in this repository.
     pub repo_busy: Option<bool>,
-    /// How long each `gh` call may take, in milliseconds (default 5000).
-    pub github_timeout_ms: Option<u32>,
+    /// How long each `gh` call may take, in milliseconds (default 5000),
+    /// read as Node's `setTimeout` reads a delay.
+    pub github_timeout_ms: Option<f64>,
     /// Keep session scans in a cache file between processes (default true;
     /// see `DiscoverOptions.persistentCache`).
     pub persistent_cache: Option<bool>,
@@ -218,7 +219,10 @@ pub fn gather_project_status(
             repo_busy: o.repo_busy.unwrap_or(false),
             persistent_cache: crate::claude_code::persistent_cache(o.persistent_cache),
         },
-        github_timeout: Duration::from_millis(o.github_timeout_ms.unwrap_or(5000) as u64),
+        github_timeout: Duration::from_millis(
+            o.github_timeout_ms
+                .map_or(5000, session_intel_core::timer_ms),
+        ),
     };
     AsyncTask::new(CoreTask::new(
         move || {

@@ -36,7 +36,7 @@ pub struct PinSessionOptions {
     pub session_id: String,
     pub work_dir: String,
     pub runtime_id: String,
-    pub history_epoch: u32,
+    pub history_epoch: f64,
     pub model: Option<String>,
     pub state_dir: Option<String>,
     pub claude_config_dir: Option<String>,
@@ -57,7 +57,7 @@ pub struct ResumeDecisionOptions {
     pub agent_id: String,
     pub work_dir: String,
     pub runtime_id: String,
-    pub history_epoch: u32,
+    pub history_epoch: f64,
     pub model: Option<String>,
     pub force_fresh: Option<bool>,
     /// The resolved CLI can `--resume` at all (default true).
@@ -101,7 +101,7 @@ pub struct ResumeFailureInput {
     /// The stream-json `result` line.
     pub result_line: Option<String>,
     pub stderr: Option<String>,
-    pub exit_code: Option<i32>,
+    pub exit_code: Option<f64>,
 }
 
 /// The verdict on a resume.
@@ -123,23 +123,31 @@ pub struct ResumeFailure {
 /// An empty id never overwrites a good pointer; a retired id is refused.
 #[napi(catch_unwind, ts_return_type = "Promise<PinResult>")]
 pub fn pin_session(options: PinSessionOptions) -> AsyncTask<CoreTask<pins::PinOutcome, PinResult>> {
-    let req = pins::PinRequest {
-        conversation_id: options.conversation_id,
-        agent_id: options.agent_id,
-        session_id: options.session_id,
-        work_dir: options.work_dir,
-        runtime_id: options.runtime_id,
-        history_epoch: options.history_epoch as u64,
-        model: options.model,
-    };
     let store = store(options.state_dir, options.claude_config_dir);
     AsyncTask::new(CoreTask::new(
-        move || store.pin(&req, &now_iso()),
+        move || {
+            let req = pins::PinRequest {
+                conversation_id: options.conversation_id,
+                agent_id: options.agent_id,
+                session_id: options.session_id,
+                work_dir: options.work_dir,
+                runtime_id: options.runtime_id,
+                history_epoch: history_epoch(options.history_epoch)?,
+                model: options.model,
+            };
+            store.pin(&req, &now_iso())
+        },
         |o| PinResult {
             pinned: o.pinned,
             reason: o.reason.into(),
         },
     ))
+}
+
+/// The caller's history epoch: a count, else `E_INVALID_ARGUMENT` (a
+/// wrapped one could match a pin it should not).
+fn history_epoch(value: f64) -> session_intel_core::Result<u64> {
+    session_intel_core::whole_number("historyEpoch", value).map(u64::from)
 }
 
 /// Whether this turn resumes, and with which id: every guard of the resume design
@@ -150,20 +158,22 @@ pub fn pin_session(options: PinSessionOptions) -> AsyncTask<CoreTask<pins::PinOu
 pub fn resolve_resume_decision(
     options: ResumeDecisionOptions,
 ) -> AsyncTask<CoreTask<pins::ResumeDecision, ResumeDecision>> {
-    let req = pins::DecisionRequest {
-        conversation_id: options.conversation_id,
-        agent_id: options.agent_id,
-        work_dir: options.work_dir,
-        runtime_id: options.runtime_id,
-        history_epoch: options.history_epoch as u64,
-        model: options.model,
-        force_fresh: options.force_fresh.unwrap_or(false),
-        supports_resume: options.supports_resume.unwrap_or(true),
-        has_prior_assistant_turn: options.has_prior_assistant_turn.unwrap_or(true),
-    };
     let store = store(options.state_dir, options.claude_config_dir);
     AsyncTask::new(CoreTask::new(
-        move || store.decide(&req),
+        move || {
+            let req = pins::DecisionRequest {
+                conversation_id: options.conversation_id,
+                agent_id: options.agent_id,
+                work_dir: options.work_dir,
+                runtime_id: options.runtime_id,
+                history_epoch: history_epoch(options.history_epoch)?,
+                model: options.model,
+                force_fresh: options.force_fresh.unwrap_or(false),
+                supports_resume: options.supports_resume.unwrap_or(true),
+                has_prior_assistant_turn: options.has_prior_assistant_turn.unwrap_or(true),
+            };
+            store.decide(&req)
+        },
         |d| ResumeDecision {
             resume: d.resume,
             session_id: d.session_id,
@@ -181,12 +191,12 @@ pub fn bump_history_epoch(
     conversation_id: String,
     agent_id: String,
     options: Option<PinStoreOptions>,
-) -> AsyncTask<CoreTask<u64, u32>> {
+) -> AsyncTask<CoreTask<u64, f64>> {
     let o = options.unwrap_or_default();
     let store = store(o.state_dir, o.claude_config_dir);
     AsyncTask::new(CoreTask::new(
         move || store.bump_epoch(&conversation_id, &agent_id),
-        |n| n as u32,
+        |n| n as f64,
     ))
 }
 

@@ -14,7 +14,7 @@ use std::pin::Pin;
 #[napi(object, object_from_js = false)]
 pub struct SessionSelectionConfig {
     pub relevance_model: &'static str,
-    pub relevance_max_tokens: u32,
+    pub relevance_max_tokens: f64,
     pub relevance_timeout_ms: u32,
     pub resume_threshold: f64,
     pub enabled: bool,
@@ -36,7 +36,8 @@ pub struct RelevancePrompt {
     pub prompt: String,
     /// The resolved model id.
     pub model: String,
-    pub max_tokens: u32,
+    /// The caller's `relevanceMaxTokens`, as given.
+    pub max_tokens: f64,
     pub timeout_ms: u32,
 }
 
@@ -47,7 +48,9 @@ type RelevanceCallback =
 #[napi(object, object_to_js = false)]
 pub struct SessionSelectionOptions {
     pub relevance_model: Option<String>,
-    pub relevance_max_tokens: Option<u32>,
+    /// Sent to the model as given (a value it refuses gives the offline
+    /// answer, as in the reference).
+    pub relevance_max_tokens: Option<f64>,
     /// Read as Node's `setTimeout` reads a delay (below 1 ms: 1 ms).
     pub relevance_timeout_ms: Option<f64>,
     pub resume_threshold: Option<f64>,

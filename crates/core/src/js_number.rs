@@ -35,6 +35,34 @@ pub fn timer_ms(value: f64) -> u64 {
     }
 }
 
+/// Where `list.slice(start)` begins in a list of `len` items, as
+/// JavaScript's `Array.prototype.slice` reads `start`: a fraction is cut
+/// toward zero, not-a-number is 0, a negative start counts from the end.
+/// So the reference's `slice(-maxMessages)` keeps everything for 0 or NaN
+/// and drops the first n items for -n; drop-in callers get the same.
+pub fn slice_start(start: f64, len: usize) -> usize {
+    let start = if start.is_nan() { 0.0 } else { start.trunc() };
+    if start < 0.0 {
+        // `len + start`, never below 0 (and -Infinity is 0 too).
+        len.saturating_sub((-start).min(len as f64) as usize)
+    } else {
+        start.min(len as f64) as usize
+    }
+}
+
+/// `value` as `JSON.stringify` writes a number: a whole number without a
+/// fraction (`500`, not serde's `500.0`), any other finite number as it is,
+/// and not-a-number or an infinity as `null`. A drop-in caller's value then
+/// reaches an API exactly as the reference would have sent it.
+pub fn to_json(value: f64) -> serde_json::Value {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    if value.fract() == 0.0 && value.abs() <= EXACT {
+        serde_json::Value::from(value as i64)
+    } else {
+        serde_json::Number::from_f64(value).map_or(serde_json::Value::Null, Into::into)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +97,33 @@ mod tests {
         ] {
             assert_eq!(timer_ms(odd), 1, "{odd}");
         }
+    }
+
+    #[test]
+    fn slices_start_where_javascript_would() {
+        let from_end = |n: f64, len: usize| slice_start(-n, len);
+        assert_eq!(from_end(2.0, 5), 3);
+        assert_eq!(from_end(2.9, 5), 3, "slice(-2.9) keeps 2");
+        assert_eq!(from_end(9.0, 5), 0);
+        assert_eq!(from_end(0.0, 5), 0, "slice(-0) keeps everything");
+        assert_eq!(from_end(f64::NAN, 5), 0);
+        assert_eq!(from_end(f64::INFINITY, 5), 0);
+        assert_eq!(from_end(-2.0, 5), 2, "slice(2) drops the first two");
+        assert_eq!(from_end(-9.0, 5), 5);
+        assert_eq!(from_end(f64::NEG_INFINITY, 5), 5);
+        assert_eq!(from_end(1e300, 0), 0);
+    }
+
+    #[test]
+    fn numbers_are_written_as_json_stringify_writes_them() {
+        let text = |v: f64| to_json(v).to_string();
+        assert_eq!(text(500.0), "500");
+        assert_eq!(text(-1.0), "-1");
+        assert_eq!(text(-0.0), "0");
+        assert_eq!(text(2.5), "2.5");
+        assert_eq!(text(4294967296.0), "4294967296");
+        assert!(to_json(1e300).as_f64() == Some(1e300));
+        assert_eq!(text(f64::NAN), "null");
+        assert_eq!(text(f64::INFINITY), "null");
     }
 }

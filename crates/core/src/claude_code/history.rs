@@ -1,23 +1,28 @@
 //! `peekSessionHistory`: the last few text messages of a transcript, as a
 //! compact block to hand to a model.
 
+use crate::js_number::slice_start;
 use crate::json_scan::{as_str, field, Elements, Fields};
 use crate::text::{truncate_utf16, utf16_len};
 use memchr::memchr_iter;
 use std::path::Path;
 
-/// Limits of [`peek_session_history`] (the reference's defaults: 6 and 4000).
+/// Limits of [`peek_session_history`] (the reference's defaults: 6 and 4000),
+/// as the JavaScript numbers a caller gave. They are read as the reference
+/// reads them: `messages.slice(-maxMessages)` (so 0 or NaN keeps every
+/// message and -n drops the first n), and a budget that stops at 0 or below
+/// and does not cut when it is NaN.
 #[derive(Debug, Clone, Copy)]
 pub struct PeekLimits {
-    pub max_messages: usize,
-    pub max_chars: usize,
+    pub max_messages: f64,
+    pub max_chars: f64,
 }
 
 impl Default for PeekLimits {
     fn default() -> Self {
         PeekLimits {
-            max_messages: 6,
-            max_chars: 4000,
+            max_messages: 6.0,
+            max_chars: 4000.0,
         }
     }
 }
@@ -80,19 +85,20 @@ pub fn peek_session_history(path: &Path, limits: PeekLimits) -> String {
             break;
         }
     }
-    let recent = &messages[messages.len().saturating_sub(limits.max_messages)..];
+    let recent = &messages[slice_start(-limits.max_messages, messages.len())..];
     let mut parts = Vec::new();
-    let mut total = 0;
+    let mut total = 0.0;
     for (assistant, text) in recent {
-        let remaining = limits.max_chars.saturating_sub(total);
-        if remaining == 0 {
+        let remaining = limits.max_chars - total;
+        if remaining <= 0.0 {
             break;
         }
         let mut content = text.as_str().to_owned();
-        if utf16_len(&content) > remaining {
-            content = format!("{}\u{2026}", truncate_utf16(text, remaining));
+        if utf16_len(&content) as f64 > remaining {
+            // `remaining` is positive and below the length here.
+            content = format!("{}\u{2026}", truncate_utf16(text, remaining as usize));
         }
-        total += utf16_len(&content);
+        total += utf16_len(&content) as f64;
         parts.push(format!(
             "[{}]: {content}",
             if *assistant { "CC" } else { "User" }
@@ -125,11 +131,33 @@ mod tests {
         let two = peek_session_history(
             &path,
             PeekLimits {
-                max_messages: 2,
-                max_chars: 5,
+                max_messages: 2.0,
+                max_chars: 5.0,
             },
         );
         assert_eq!(two, "[CC]: a\nb\n\n[User]: la\u{2026}");
+        let peek = |max_messages: f64, max_chars: f64| {
+            peek_session_history(
+                &path,
+                PeekLimits {
+                    max_messages,
+                    max_chars,
+                },
+            )
+        };
+        // The reference's `slice(-maxMessages)`: 0 and NaN keep all, -2
+        // drops the first two, 2.9 keeps two.
+        assert_eq!(peek(0.0, 4000.0), all);
+        assert_eq!(peek(f64::NAN, 4000.0), all);
+        assert_eq!(peek(-2.0, 4000.0), "[User]: last question");
+        assert_eq!(peek(2.9, 4000.0), peek(2.0, 4000.0));
+        // Its budget: none left at 0 or below, no cut when NaN, a fraction
+        // cuts at its whole part.
+        assert_eq!(peek(6.0, 0.0), "");
+        assert_eq!(peek(6.0, -1.0), "");
+        assert_eq!(peek(6.0, f64::NAN), all);
+        assert_eq!(peek(6.0, f64::INFINITY), all);
+        assert_eq!(peek(1.0, 2.5), "[User]: la\u{2026}");
         assert_eq!(
             peek_session_history(Path::new("/nope"), PeekLimits::default()),
             ""

@@ -19,8 +19,10 @@ pub struct RunOutcome {
     pub result_line: Option<String>,
     /// The tail of stderr.
     pub stderr: Option<String>,
-    /// The process exit code.
-    pub exit_code: Option<i32>,
+    /// The process exit code, as the host's JavaScript holds it: the run
+    /// failed when it is given and is not 0 (as `code !== 0` reads it, so
+    /// NaN is a failure, never a success).
+    pub exit_code: Option<f64>,
 }
 
 /// The verdict.
@@ -91,7 +93,7 @@ pub fn classify_resume_failure(outcome: &RunOutcome) -> ResumeFailure {
         .as_ref()
         .and_then(|r| r["session_id"].as_str())
         .filter(|s| !s.is_empty());
-    let failed = is_error == Some(true) || outcome.exit_code.is_some_and(|c| c != 0);
+    let failed = is_error == Some(true) || outcome.exit_code.is_some_and(|c| c != 0.0);
 
     let mut text = String::new();
     if let Some(stderr) = &outcome.stderr {
@@ -155,7 +157,7 @@ mod tests {
 
     const ID: &str = "8f2e6b1c-1d2a-4c55-9a77-0e6a3c9b1f00";
 
-    fn outcome(line: Option<&str>, stderr: Option<&str>, exit: Option<i32>) -> RunOutcome {
+    fn outcome(line: Option<&str>, stderr: Option<&str>, exit: Option<f64>) -> RunOutcome {
         RunOutcome {
             requested_session_id: ID.into(),
             result_line: line.map(str::to_owned),
@@ -170,7 +172,7 @@ mod tests {
         let line = format!(
             r#"{{"type":"result","subtype":"error_during_execution","duration_ms":0,"duration_api_ms":0,"is_error":true,"num_turns":0,"session_id":"{ID}","total_cost_usd":0,"errors":["No conversation found with session ID: {ID}"]}}"#
         );
-        let v = classify_resume_failure(&outcome(Some(&line), None, Some(1)));
+        let v = classify_resume_failure(&outcome(Some(&line), None, Some(1.0)));
         assert_eq!(
             v,
             ResumeFailure {
@@ -187,12 +189,12 @@ mod tests {
         let v = classify_resume_failure(&outcome(
             None,
             Some(&format!("No conversation found with session ID: {ID}\n")),
-            Some(1),
+            Some(1.0),
         ));
         assert_eq!((v.rejected, v.reason), (true, "resume_rejected"));
         // glueclaw #37: the rejected result carried a new session id.
         let line = r#"{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":0,"duration_api_ms":0,"session_id":"11111111-2222-4333-8444-555555555555"}"#;
-        let v = classify_resume_failure(&outcome(Some(line), None, Some(1)));
+        let v = classify_resume_failure(&outcome(Some(line), None, Some(1.0)));
         assert_eq!(
             (v.rejected, v.reason, v.retry_fresh),
             (true, "session_mismatch", true)
@@ -205,7 +207,7 @@ mod tests {
         let line = format!(
             r#"{{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":0,"duration_api_ms":0,"session_id":"{ID}"}}"#
         );
-        let v = classify_resume_failure(&outcome(Some(&line), None, Some(1)));
+        let v = classify_resume_failure(&outcome(Some(&line), None, Some(1.0)));
         assert_eq!((v.rejected, v.reason), (true, "failed_before_api"));
     }
 
@@ -225,7 +227,7 @@ mod tests {
             let line = format!(
                 r#"{{"type":"result","is_error":true,"num_turns":0,"duration_api_ms":0,"session_id":"{ID}"}}"#
             );
-            let v = classify_resume_failure(&outcome(Some(&line), Some(stderr), Some(1)));
+            let v = classify_resume_failure(&outcome(Some(&line), Some(stderr), Some(1.0)));
             assert_eq!(
                 v,
                 ResumeFailure {
@@ -244,7 +246,7 @@ mod tests {
         let line = format!(
             r#"{{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":3,"duration_api_ms":900,"session_id":"{ID}","errors":["API Error: 400 invalid_request_error: messages.41: Invalid signature in thinking block"]}}"#
         );
-        let v = classify_resume_failure(&outcome(Some(&line), None, Some(1)));
+        let v = classify_resume_failure(&outcome(Some(&line), None, Some(1.0)));
         assert_eq!(
             v,
             ResumeFailure {
@@ -262,12 +264,17 @@ mod tests {
             r#"{{"type":"result","subtype":"success","is_error":false,"num_turns":4,"duration_api_ms":5300,"session_id":"{ID}"}}"#
         );
         assert_eq!(
-            classify_resume_failure(&outcome(Some(&ok), None, Some(0))).reason,
+            classify_resume_failure(&outcome(Some(&ok), None, Some(0.0))).reason,
             "succeeded"
         );
-        let v = classify_resume_failure(&outcome(None, Some("segmentation fault"), Some(139)));
+        let v = classify_resume_failure(&outcome(None, Some("segmentation fault"), Some(139.0)));
         assert_eq!((v.rejected, v.reason), (false, "failed_other"));
         let v = classify_resume_failure(&outcome(Some("not json"), None, None));
         assert_eq!(v.reason, "succeeded");
+        // Exit codes a wrapped i32 would read as 0 are failures.
+        for code in [f64::NAN, 4294967296.0, -4294967296.0, 0.5] {
+            let v = classify_resume_failure(&outcome(None, None, Some(code)));
+            assert_eq!(v.reason, "failed_other", "{code}");
+        }
     }
 }

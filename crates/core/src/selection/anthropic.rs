@@ -40,7 +40,7 @@ impl AnthropicApi {
     async fn call(&self, r: RelevanceRequest) -> Result<String, String> {
         let body = json!({
             "model": r.model,
-            "max_tokens": r.max_tokens,
+            "max_tokens": crate::js_number::to_json(r.max_tokens),
             "temperature": 0,
             "messages": [{ "role": "user", "content": r.prompt }],
         });

@@ -49,7 +49,9 @@ pub struct Relevance {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectionConfig {
     pub relevance_model: String,
-    pub relevance_max_tokens: u32,
+    /// The caller's number, sent to the model as the reference sends it
+    /// (`JSON.stringify`): a value the API refuses gives the offline answer.
+    pub relevance_max_tokens: f64,
     pub relevance_timeout_ms: u64,
     pub resume_threshold: f64,
     pub enabled: bool,
@@ -57,7 +59,7 @@ pub struct SelectionConfig {
 
 /// `DEFAULT_SESSION_SELECTION_CONFIG`.
 pub const DEFAULT_RELEVANCE_MODEL: &str = "claude-haiku";
-pub const DEFAULT_RELEVANCE_MAX_TOKENS: u32 = 500;
+pub const DEFAULT_RELEVANCE_MAX_TOKENS: f64 = 500.0;
 pub const DEFAULT_RELEVANCE_TIMEOUT_MS: u64 = 3000;
 pub const DEFAULT_RESUME_THRESHOLD: f64 = 0.6;
 

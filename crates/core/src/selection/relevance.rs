@@ -14,7 +14,7 @@ use std::time::Duration;
 pub struct RelevanceRequest {
     pub prompt: String,
     pub model: String,
-    pub max_tokens: u32,
+    pub max_tokens: f64,
     pub timeout_ms: u64,
 }
 
