@@ -12,39 +12,52 @@ const SID = '7d1f3c2a-aaaa-4bbb-8ccc-ddddeeeeffff';
 const F8 = 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1';
 const SYNTH = '6513270e-269e-4d37-b2a7-4de452e6b438';
 
-/** Round `i` of `writer` on the setup `s` (what kills.test.mjs made). */
-export async function roundOf(writer, s, i) {
+/** The writes of round `i` of `writer` on the setup `s` (what kills.test.mjs
+ *  made): one function per call of the addon, in the order they run. */
+export function opsOf(writer, s, i) {
   const pin = { agentId: 'main', workDir: s.work, runtimeId: 'rt', historyEpoch: 0, stateDir: s.state, claudeConfigDir: s.claude };
   const rounds = {
-    registry: async (i) => {
-      addon.updateSessionStats('main', s.repo, { turns: 1, costUsd: 0.25 });
-      addon.saveSession('main', s.repo, s.sessionId, { task: `task ${i}` });
-      if (i % 5 === 4) addon.deleteSession('main', s.repo, 'lane');
-      else addon.saveSession('main', s.repo, s.sessionId, { task: `lane ${i}`, label: 'lane' });
-    },
-    pins: async (i) => {
-      await addon.pinSession({ ...pin, conversationId: `c${i % 7}`, sessionId: s.sessionId });
-      await addon.bumpHistoryEpoch(`c${(i + 3) % 7}`, 'main', { stateDir: s.state });
-      await addon.clearPin({ conversationId: `c${(i + 5) % 7}`, agentId: 'main', expectedSessionId: s.sessionId, stateDir: s.state });
-    },
-    retire: async (i) => {
-      await addon.retireSession(s.sessionId, `round ${i}`, { stateDir: s.state });
-      await addon.pinSession({ ...pin, conversationId: `r${i % 5}`, sessionId: s.sessionId });
-    },
-    handoff: async (i) => {
-      await addon.captureHandoff({ agentId: 'main', stateDir: s.state, trigger: 'manual', project: 'kills' });
-      if (i % 2) await addon.clearHandoff({ agentId: 'main', stateDir: s.state });
-    },
-    edit: async (i) => {
-      if (i % 2 === 0) await addon.executeEdit({ stateDir: s.state, sessionId: s.transcript, toolRemoval: { preset: 'extreme' }, backupsToKeep: 3 });
-      else await addon.restoreFromBackup(s.transcript, { stateDir: s.state });
-    },
-    clone: async () => {
-      await addon.executeClone({ stateDir: s.state, sessionId: s.transcript, toolRemoval: { preset: 'extreme' } });
-    },
+    registry: (i) => [
+      () => addon.updateSessionStats('main', s.repo, { turns: 1, costUsd: 0.25 }),
+      () => addon.saveSession('main', s.repo, s.sessionId, { task: `task ${i}` }),
+      i % 5 === 4
+        ? () => addon.deleteSession('main', s.repo, 'lane')
+        : () => addon.saveSession('main', s.repo, s.sessionId, { task: `lane ${i}`, label: 'lane' }),
+    ],
+    pins: (i) => [
+      () => addon.pinSession({ ...pin, conversationId: `c${i % 7}`, sessionId: s.sessionId }),
+      () => addon.bumpHistoryEpoch(`c${(i + 3) % 7}`, 'main', { stateDir: s.state }),
+      () => addon.clearPin({ conversationId: `c${(i + 5) % 7}`, agentId: 'main', expectedSessionId: s.sessionId, stateDir: s.state }),
+    ],
+    retire: (i) => [
+      () => addon.retireSession(s.sessionId, `round ${i}`, { stateDir: s.state }),
+      () => addon.pinSession({ ...pin, conversationId: `r${i % 5}`, sessionId: s.sessionId }),
+    ],
+    // The clock is the round's (an hour a round, so that snapshots expire
+    // after a day), and a replay of the round writes the same files.
+    handoff: (i) => [
+      () => addon.captureHandoff({ agentId: 'main', stateDir: s.state, trigger: 'manual', project: 'kills', now: new Date(Date.UTC(2026, 2, 1, 10) + i * 3600_000) }),
+      ...(i % 2 ? [() => addon.clearHandoff({ agentId: 'main', stateDir: s.state })] : []),
+    ],
+    edit: (i) => [
+      i % 2 === 0
+        ? () => addon.executeEdit({ stateDir: s.state, sessionId: s.transcript, toolRemoval: { preset: 'extreme' }, backupsToKeep: 3 })
+        : () => addon.restoreFromBackup(s.transcript, { stateDir: s.state }),
+    ],
+    clone: () => [() => addon.executeClone({ stateDir: s.state, sessionId: s.transcript, toolRemoval: { preset: 'extreme' } })],
   };
   if (!rounds[writer]) throw new Error(`unknown writer ${writer}`);
-  await rounds[writer](i);
+  return rounds[writer](i);
+}
+
+/** Round `i` of `writer` on the setup `s`. */
+export async function roundOf(writer, s, i) {
+  for (const op of opsOf(writer, s, i)) await op();
+}
+
+/** Every call of `writer` from round `first` on, in the order a child makes them. */
+export function* callsOf(writer, s, first) {
+  for (let i = first; ; i++) yield* opsOf(writer, s, i);
 }
 
 export function* files(dir) {
@@ -79,18 +92,21 @@ export function base(dir = fs.realpathSync(tempDir('osi-writer-'))) {
   return s;
 }
 
-/** Each writer: its setup, its versions (the rounds it goes through before
- *  the fault), and what must hold after a kill beyond wholeness (`small`: it
- *  writes less than a page at a time). */
 /** For a writer of small files: its files exist before the fault, so that
  *  every round rewrites them. */
-const rewrites = (writer) => ({ setup: base, small: true, versions: async (s) => (await roundOf(writer, s, 0), []) });
+const rewrites = (writer) => ({ setup: base, small: true, replayed: true, versions: async (s) => (await roundOf(writer, s, 0), []) });
 
+/** Each writer: its setup, its versions (the rounds it goes through before
+ *  the fault), and what must hold after a kill beyond wholeness: `check`, or
+ *  (`replayed`) that every file is what the calls the child finished, or
+ *  those and the one it was in, write when replayed on a copy. `small`: it
+ *  writes less than a page at a time. */
 export const writers = {
   registry: rewrites('registry'),
   pins: rewrites('pins'),
   retire: rewrites('retire'),
   handoff: {
+    replayed: true,
     setup(dir) {
       const s = base(dir);
       fs.writeFileSync(path.join(s.state, 'agents', 'main', 'sessions', 'sess-1.jsonl'), openclawTranscript(20, { resultBytes: 300 }));
