@@ -349,10 +349,11 @@ fn capture_request(
         mode: options.mode,
         trigger: options.trigger,
         expiry_hours: options.expiry_hours.unwrap_or(store::DEFAULT_EXPIRY_HOURS),
-        message_limit: match options.message_limit {
-            Some(n) => session_intel_core::whole_number("messageLimit", n)? as usize,
-            None => store::DEFAULT_MESSAGE_LIMIT,
-        },
+        message_limit: session_intel_core::optional_whole_number(
+            "messageLimit",
+            options.message_limit,
+        )?
+        .map_or(store::DEFAULT_MESSAGE_LIMIT, |n| n as usize),
         summarize_timeout_ms: options.summarize_timeout_ms.map_or(
             store::DEFAULT_SUMMARIZE_TIMEOUT_MS,
             session_intel_core::timer_ms,

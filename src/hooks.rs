@@ -39,10 +39,8 @@ pub fn context_pressure(
     let window = options.context_window.map(|w| w.max(0.0) as u64);
     AsyncTask::new(CoreTask::new(
         move || {
-            let threshold = options
-                .threshold
-                .map(|t| session_intel_core::whole_number("threshold", t))
-                .transpose()?;
+            let threshold =
+                session_intel_core::optional_whole_number("threshold", options.threshold)?;
             pressure::context_pressure(
                 std::path::Path::new(&options.transcript_path),
                 window,
@@ -149,10 +147,10 @@ pub struct WakeMessageOptions {
 #[napi(catch_unwind)]
 pub fn build_wake_message(env: Env, options: WakeMessageOptions) -> Result<String> {
     run_sync(&env, || {
-        let pane_capture_lines = options
-            .pane_capture_lines
-            .map(|n| session_intel_core::whole_number("paneCaptureLines", n))
-            .transpose()?;
+        let pane_capture_lines = session_intel_core::optional_whole_number(
+            "paneCaptureLines",
+            options.pane_capture_lines,
+        )?;
         Ok(pane::build_wake_message(&pane::WakeMessage {
             agent_id: &options.agent_id,
             tmux_session_name: &options.tmux_session_name,

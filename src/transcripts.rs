@@ -115,8 +115,7 @@ pub fn list_transcripts(
     AsyncTask::new(CoreTask::new(
         move || {
             let mut list = open(&o)?.list()?;
-            if let Some(limit) = o.limit {
-                let limit = session_intel_core::whole_number("limit", limit)?;
+            if let Some(limit) = session_intel_core::optional_whole_number("limit", o.limit)? {
                 list.truncate(limit as usize);
             }
             Ok(list)
@@ -211,23 +210,22 @@ fn strip_settings(
     custom: &[CustomPreset],
 ) -> session_intel_core::Result<(u32, u32)> {
     use session_intel_core::openclaw::strip::{resolve_settings, Preset};
-    use session_intel_core::whole_number;
-    let keep = |v: f64| whole_number("keepTurnsWithTools", v);
-    let percent = |v: f64| whole_number("truncatePercent", v);
+    use session_intel_core::{optional_whole_number, whole_number};
+    let (keep, percent) = ("keepTurnsWithTools", "truncatePercent");
     let custom = custom
         .iter()
         .map(|p| {
             Ok(Preset {
                 name: p.name.clone(),
-                keep_turns_with_tools: keep(p.keep_turns_with_tools)?,
-                truncate_percent: percent(p.truncate_percent)?,
+                keep_turns_with_tools: whole_number(keep, p.keep_turns_with_tools)?,
+                truncate_percent: whole_number(percent, p.truncate_percent)?,
             })
         })
         .collect::<session_intel_core::Result<Vec<Preset>>>()?;
     resolve_settings(
         removal.preset.as_deref(),
-        removal.keep_turns_with_tools.map(keep).transpose()?,
-        removal.truncate_percent.map(percent).transpose()?,
+        optional_whole_number(keep, removal.keep_turns_with_tools)?,
+        optional_whole_number(percent, removal.truncate_percent)?,
         &custom,
     )
 }
@@ -265,23 +263,17 @@ struct WriteSettings {
 
 impl WriteSettings {
     fn of(o: &EditOptions) -> session_intel_core::Result<WriteSettings> {
-        use session_intel_core::whole_number;
-        let lock_ms = o
-            .lock_timeout_ms
-            .map_or(Ok(2000), |v| whole_number("lockTimeoutMs", v))?;
+        use session_intel_core::optional_whole_number;
+        let lock_ms = optional_whole_number("lockTimeoutMs", o.lock_timeout_ms)?.unwrap_or(2000);
         Ok(WriteSettings {
             lock: session_intel_core::fs_safe::LockOptions {
                 timeout: std::time::Duration::from_millis(u64::from(lock_ms)),
                 ..Default::default()
             },
-            backups: o.backups_to_keep.map_or(Ok(DEFAULT_BACKUPS), |v| {
-                whole_number("backupsToKeep", v).map(|n| n as usize)
-            })?,
-            quiet_ms: o
-                .quiet_ms
-                .map_or(Ok(session_intel_core::openclaw::gateway::QUIET_MS), |v| {
-                    whole_number("quietMs", v).map(i64::from)
-                })?,
+            backups: optional_whole_number("backupsToKeep", o.backups_to_keep)?
+                .map_or(DEFAULT_BACKUPS, |n| n as usize),
+            quiet_ms: optional_whole_number("quietMs", o.quiet_ms)?
+                .map_or(session_intel_core::openclaw::gateway::QUIET_MS, i64::from),
         })
     }
 }

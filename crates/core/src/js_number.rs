@@ -22,6 +22,11 @@ pub fn whole_number(name: &str, value: f64) -> Result<u32> {
     }
 }
 
+/// [`whole_number`] of an option the caller may leave out.
+pub fn optional_whole_number(name: &str, value: Option<f64>) -> Result<Option<u32>> {
+    value.map(|v| whole_number(name, v)).transpose()
+}
+
 /// The delay a JavaScript timer would wait for `value` ms, as Node's
 /// `setTimeout` reads it: below 1, above 2^31-1 or not a number is 1 ms,
 /// and a fraction is cut off. Bounds on a host's or model's answer follow
@@ -72,6 +77,9 @@ mod tests {
         assert_eq!(whole_number("n", 0.0).unwrap(), 0);
         assert_eq!(whole_number("n", -0.0).unwrap(), 0);
         assert_eq!(whole_number("n", 4294967295.0).unwrap(), u32::MAX);
+        assert_eq!(optional_whole_number("n", None).unwrap(), None);
+        assert_eq!(optional_whole_number("n", Some(7.0)).unwrap(), Some(7));
+        assert!(optional_whole_number("n", Some(-1.0)).is_err());
         for bad in [-1.0, 4294967296.0, 1e300, 2.5, f64::NAN, f64::INFINITY] {
             let err = whole_number("keepTurnsWithTools", bad).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidArgument);

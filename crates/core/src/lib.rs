@@ -20,7 +20,7 @@ pub mod selection;
 pub mod text;
 
 pub use error::{catch_panic, Error, ErrorCode, Result};
-pub use js_number::{timer_ms, whole_number};
+pub use js_number::{optional_whole_number, timer_ms, whole_number};
 
 /// A hash map for the hot paths of discovery: foldhash, randomly seeded like
 /// std's `RandomState`, and several times faster on short keys and paths.
