@@ -299,3 +299,94 @@ test('titles: custom title over generated title over first prompt; origin marker
   assert.equal(byId[c].firstMessage, 'x'.repeat(150) + '\u{1F600}'.repeat(25));
   assert.equal(byId[c].title, byId[c].firstMessage);
 });
+
+/** Folders this process watches through inotify (Linux), from /proc. */
+function inotifyWatches() {
+  let watches = 0;
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    let target = '';
+    try { target = fs.readlinkSync(`/proc/self/fd/${fd}`); } catch { continue; }
+    if (target === 'anon_inode:inotify') {
+      watches += fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length;
+    }
+  }
+  return watches;
+}
+
+test('a busy repository: every change between two calls is seen, as by a call that stats every file', async () => {
+  const claudeConfigDir = tempDir();
+  const repo = '/work/busy';
+  const opts = { claudeConfigDir, registryRoot: noRegistry() };
+  const project = path.join(claudeConfigDir, 'projects', slugOf(repo));
+  const main = (id) => path.join(project, `${id}.jsonl`);
+  const subagents = (id) => path.join(project, id, 'subagents');
+  const lines = new Map(); // session id -> lines of its main transcript
+  const newSession = () => {
+    const id = uuid();
+    writeSession(claudeConfigDir, repo, id, jsonl([userLine(id, `task ${id}`, { cwd: repo })]));
+    lines.set(id, 1);
+  };
+  for (let i = 0; i < 3; i++) newSession();
+  let seed = 7; // mulberry32
+  const random = (n) => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) % n;
+  };
+  const any = () => [...lines.keys()][random(lines.size)];
+  let n = 0;
+  const changes = [
+    ['append a prompt', () => { const id = any(); fs.appendFileSync(main(id), jsonl([userLine(id, `more ${n}`, { cwd: repo })])); lines.set(id, lines.get(id) + 1); }],
+    ['append to a subagent', () => {
+      const id = any();
+      fs.mkdirSync(subagents(id), { recursive: true });
+      fs.appendFileSync(path.join(subagents(id), `agent-a${random(3)}.jsonl`),
+        jsonl([assistantLine(id, `msg_sub_${n}`, { input_tokens: 5, output_tokens: 1 }, { cwd: repo, isSidechain: true })]));
+    }],
+    ['start a session', newSession],
+    ['touch a transcript', () => { const t = new Date(Date.UTC(2026, 0, 1 + random(300))); fs.utimesSync(main(any()), t, t); }],
+    ['replace a subagents folder', () => {
+      const id = any();
+      if (fs.existsSync(subagents(id))) fs.renameSync(subagents(id), path.join(project, id, `old-${n}`));
+      fs.mkdirSync(subagents(id), { recursive: true });
+      fs.writeFileSync(path.join(subagents(id), 'agent-b.jsonl'),
+        jsonl([assistantLine(id, `msg_new_${n}`, { input_tokens: 100 + n, output_tokens: 2 }, { cwd: repo, isSidechain: true })]));
+    }],
+    ['replace a session folder', () => {
+      const id = any();
+      if (fs.existsSync(path.join(project, id))) fs.renameSync(path.join(project, id), path.join(project, `old-${n}`));
+      fs.mkdirSync(subagents(id), { recursive: true });
+      fs.writeFileSync(path.join(subagents(id), 'agent-c.jsonl'),
+        jsonl([assistantLine(id, `msg_moved_${n}`, { input_tokens: 1000 + n, output_tokens: 3 }, { cwd: repo, isSidechain: true })]));
+    }],
+    ['put a copy in place of the projects folder, one line longer', () => {
+      const projects = path.join(claudeConfigDir, 'projects');
+      fs.renameSync(projects, `${projects}-old-${n}`);
+      fs.cpSync(`${projects}-old-${n}`, projects, { recursive: true, preserveTimestamps: true });
+      const id = any();
+      fs.appendFileSync(main(id), jsonl([userLine(id, `copied ${n}`, { cwd: repo })]));
+      lines.set(id, lines.get(id) + 1);
+    }],
+    ['remove a session', () => { if (lines.size > 1) { const id = any(); fs.rmSync(main(id)); lines.delete(id); } }],
+  ];
+  for (n = 0; n < 150; n++) {
+    const [what, change] = changes[random(changes.length)];
+    change();
+    const seen = await addon.discoverSessions(repo, opts);
+    const watch = process.env.OPENCLAW_SESSION_INTEL_WATCH;
+    process.env.OPENCLAW_SESSION_INTEL_WATCH = 'off';
+    let fresh;
+    try {
+      fresh = await addon.discoverSessions(repo, opts);
+    } finally {
+      if (watch === undefined) delete process.env.OPENCLAW_SESSION_INTEL_WATCH;
+      else process.env.OPENCLAW_SESSION_INTEL_WATCH = watch;
+    }
+    assert.deepEqual(seen, fresh, `change ${n} (${what})`);
+    assert.deepEqual(Object.fromEntries(seen.map((s) => [s.sessionId, s.messageCount])), Object.fromEntries(lines), `change ${n} (${what})`);
+  }
+  if (process.platform === 'linux' && process.env.OPENCLAW_SESSION_INTEL_WATCH === undefined) {
+    assert.ok(inotifyWatches() > 0, 'the calls went through the change monitor');
+  }
+});

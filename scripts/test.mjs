@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // npm test: the Rust tests (for the host's target, so that they share the
 // build napi made), the TypeScript drop-in check, and the node:test suites;
-// the suites that discover sessions run twice, with the persistent scan
-// cache (in a temporary folder, never the user's) and without it.
+// the suites that discover sessions run twice: with the persistent scan
+// cache (in a temporary folder, never the user's) and the change monitor,
+// and with neither.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const host = execFileSync('rustc', ['-vV'], { encoding: 'utf8' }).match(/^host: (.+)$/m)[1];
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'osi-scan-cache-'));
 const withCache = { OPENCLAW_SESSION_INTEL_CACHE_DIR: cacheDir };
-const withoutCache = { OPENCLAW_SESSION_INTEL_CACHE: 'off' };
+const withoutCache = { OPENCLAW_SESSION_INTEL_CACHE: 'off', OPENCLAW_SESSION_INTEL_WATCH: 'off' };
 const discovering = ['discovery', 'project-status', 'resume', 'occ', 'hooks', 'mcp'].map((s) => `__test__/${s}.test.mjs`);
 const steps = [
   ['cargo', ['test', '--workspace', '--target', host]],

@@ -460,6 +460,7 @@ pub fn discover_sessions(
         running_session_ids: o.running_session_ids.unwrap_or_default(),
         repo_busy: o.repo_busy.unwrap_or(false),
         persistent_cache: persistent_cache(o.persistent_cache),
+        stat_every_file: false,
     };
     AsyncTask::new(CoreTask::new(
         move || {

@@ -218,6 +218,7 @@ pub fn gather_project_status(
             running_session_ids: o.running_session_ids.unwrap_or_default(),
             repo_busy: o.repo_busy.unwrap_or(false),
             persistent_cache: crate::claude_code::persistent_cache(o.persistent_cache),
+            stat_every_file: false,
         },
         github_timeout: Duration::from_millis(
             o.github_timeout_ms

@@ -3,6 +3,7 @@
 //! The Node addon (the crate at the repository root) only converts arguments
 //! and results; every rule lives here and is tested here.
 
+pub mod change_monitor;
 pub mod claude_code;
 pub mod error;
 pub mod fs_safe;

@@ -7,7 +7,7 @@
 //! incremental [`ScanCache`]; subagent transcripts are folded into their
 //! parent session and never listed as sessions of their own.
 
-use super::dir_cache::DirCache;
+use super::dir_cache::{Listed, Round};
 use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically, ProjectDir};
 use super::registry::{Registry, RegistryRow};
 use super::scan_cache::{FileScan, ScanCache};
@@ -49,6 +49,9 @@ pub struct DiscoverOptions {
     /// Where scans are kept between processes (off by default here; the
     /// Node binding turns it on).
     pub persistent_cache: PersistentCache,
+    /// Stat every file on every call, never trusting the change monitor
+    /// (also when `OPENCLAW_SESSION_INTEL_WATCH=off`).
+    pub stat_every_file: bool,
 }
 
 /// Token totals of a session, deduplicated (main transcript and subagents).
@@ -166,6 +169,8 @@ struct FolderListing {
     nested: HashMap<String, Vec<PathBuf>>,
     /// Flat `agent-*.jsonl` files (pre-2.1 layout), parent read from the file.
     flat_agents: Vec<PathBuf>,
+    /// The folders read, to stat their files through.
+    folders: Vec<Listed>,
 }
 
 impl FolderListing {
@@ -184,13 +189,13 @@ fn is_agent_file(name: &OsStr) -> bool {
     name.starts_with(b"agent-") && name.ends_with(b".jsonl")
 }
 
-fn list_folder(dir: &Path, dirs: &DirCache) -> FolderListing {
+fn list_folder(dir: &Path, round: &Round) -> FolderListing {
     let mut out = FolderListing::default();
-    let Some(items) = dirs.items(dir) else {
+    let Some(listed) = round.list(dir, None) else {
         return out;
     };
     let mut session_dirs = Vec::new();
-    for item in items.iter() {
+    for item in listed.items.iter() {
         let Some(name) = item.name.to_str() else {
             continue;
         };
@@ -202,31 +207,57 @@ fn list_folder(dir: &Path, dirs: &DirCache) -> FolderListing {
             session_dirs.push(name);
         }
     }
-    out.nested = session_dirs
+    let nested: Vec<(String, Vec<PathBuf>, Vec<Listed>)> = session_dirs
         .into_par_iter()
         .map(|name| {
-            let mut found = Vec::new();
-            collect_agent_files(&dir.join(name).join("subagents"), dirs, &mut found, 0);
-            (name.to_owned(), found)
+            let (mut found, mut folders) = (Vec::new(), Vec::new());
+            let subagents = dir.join(name).join("subagents");
+            collect_agent_files(&subagents, &listed, round, &mut found, &mut folders, 0);
+            (name.to_owned(), found, folders)
         })
-        .filter(|(_, found)| !found.is_empty())
         .collect();
+    out.folders.push(listed);
+    for (name, found, folders) in nested {
+        out.folders.extend(folders);
+        if !found.is_empty() {
+            out.nested.insert(name, found);
+        }
+    }
     out.sessions.sort();
     out
 }
 
-/// `agent-*.jsonl` below `dir` (subagent groups and workflows nest a little).
-fn collect_agent_files(dir: &Path, dirs: &DirCache, out: &mut Vec<PathBuf>, depth: usize) {
-    let Some(items) = dirs.items(dir) else {
+/// `agent-*.jsonl` below `dir` (subagent groups and workflows nest a little),
+/// each folder's files together.
+fn collect_agent_files(
+    dir: &Path,
+    parent: &Listed,
+    round: &Round,
+    out: &mut Vec<PathBuf>,
+    folders: &mut Vec<Listed>,
+    depth: usize,
+) {
+    let Some(listed) = round.list(dir, Some(parent)) else {
         return;
     };
-    for item in items.iter() {
-        if item.is_dir && depth < 4 {
-            collect_agent_files(&dir.join(&item.name), dirs, out, depth + 1);
-        } else if is_agent_file(&item.name) {
-            out.push(dir.join(&item.name));
-        }
+    let items = std::sync::Arc::clone(&listed.items);
+    out.extend(
+        items
+            .iter()
+            .filter(|i| !(i.is_dir && depth < 4) && is_agent_file(&i.name))
+            .map(|i| dir.join(&i.name)),
+    );
+    for item in items.iter().filter(|i| i.is_dir && depth < 4) {
+        collect_agent_files(
+            &dir.join(&item.name),
+            &listed,
+            round,
+            out,
+            folders,
+            depth + 1,
+        );
     }
+    folders.push(listed);
 }
 
 /// The transcript of `session_id` in the project folders of `dir` (its own,
@@ -294,12 +325,20 @@ pub fn discover_sessions(
         .collect();
 
     let dirs = project_dirs_for_repo(&projects, &repo);
+    let round = cache
+        .dirs()
+        .round(!options.stat_every_file && !super::turned_off("OPENCLAW_SESSION_INTEL_WATCH"));
     let listings: Vec<(ProjectDir, FolderListing)> = dirs
         .into_iter()
         .map(|d| {
-            let listing = list_folder(&d.path, cache.dirs());
+            let listing = list_folder(&d.path, &round);
             (d, listing)
         })
+        .collect();
+    let folders: FastMap<&Path, &Listed> = listings
+        .iter()
+        .flat_map(|(_, l)| &l.folders)
+        .map(|f| (f.dir.as_path(), f))
         .collect();
 
     // Registry sessions whose transcript is not in the repository's folders.
@@ -332,10 +371,11 @@ pub fn discover_sessions(
         .flat_map_iter(|same_dir| {
             let dir = same_dir[0].parent().unwrap_or(Path::new(""));
             let names: Vec<&OsStr> = same_dir.iter().filter_map(|p| p.file_name()).collect();
-            same_dir
-                .iter()
-                .copied()
-                .zip(platform::stat_each_in(dir, &names))
+            let stats = match folders.get(dir) {
+                Some(listed) => round.stat(listed, &names),
+                None => platform::stat_each_in(dir, &names),
+            };
+            same_dir.iter().copied().zip(stats)
         })
         .collect();
     stated.sort_by_key(|(_, s)| std::cmp::Reverse(s.map_or(0, |s| s.len)));

@@ -18,3 +18,9 @@ pub use discovery::{
 };
 pub use scan_cache::ScanCache;
 pub use scan_store::PersistentCache;
+
+/// Whether the environment variable `name` turns a feature off (`off`, `0`,
+/// `false` or `no`).
+fn turned_off(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| matches!(v.trim(), "off" | "0" | "false" | "no"))
+}

@@ -53,8 +53,7 @@ impl PersistentCache {
             PersistentCache::Off => None,
             PersistentCache::In(dir) => Some(dir.clone()),
             PersistentCache::Default => {
-                let off = std::env::var("OPENCLAW_SESSION_INTEL_CACHE")
-                    .is_ok_and(|v| matches!(v.trim(), "off" | "0" | "false" | "no"));
+                let off = super::turned_off("OPENCLAW_SESSION_INTEL_CACHE");
                 (!off).then(default_dir).flatten()
             }
         }
