@@ -850,6 +850,7 @@ module.exports.deleteSession = nativeBinding.deleteSession
 module.exports.detectPaneState = nativeBinding.detectPaneState
 module.exports.detectPatterns = nativeBinding.detectPatterns
 module.exports.discoverSessions = nativeBinding.discoverSessions
+module.exports.discoverSessionsJson = nativeBinding.discoverSessionsJson
 module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.executeClone = nativeBinding.executeClone
 module.exports.executeEdit = nativeBinding.executeEdit

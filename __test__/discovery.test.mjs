@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { addon, fixtureClaudeDir, tempDir, slugOf, uuid, userLine, assistantLine, jsonl, writeSession } from './helpers.mjs';
+import { addon, root, fixtureClaudeDir, tempDir, slugOf, uuid, userLine, assistantLine, jsonl, writeSession } from './helpers.mjs';
 
 const SPOTTER = '/home/USER/projects/spotter-worktrees/spotter-4te';
 const noRegistry = () => tempDir('osi-state-');
@@ -389,4 +389,42 @@ test('a busy repository: every change between two calls is seen, as by a call th
   if (process.platform === 'linux' && process.env.OPENCLAW_SESSION_INTEL_WATCH === undefined) {
     assert.ok(inotifyWatches() > 0, 'the calls went through the change monitor');
   }
+});
+
+test('the package discoverSessions (JSON across the boundary) returns exactly what the binding builds as objects', () => {
+  const registryRoot = tempDir('osi-state-');
+  fs.mkdirSync(path.join(registryRoot, 'agents', 'ops'), { recursive: true });
+  fs.writeFileSync(path.join(registryRoot, 'agents', 'ops', 'claude-code-sessions.json'), JSON.stringify({ sessions: {
+    '/path/to/Demo::ui': { sessionId: '1af7fc5e-8455-4414-9ccd-011d40f70b2a', createdAt: '2025-09-03T00:40:00.000Z', lastResumedAt: '2025-09-03T00:47:00.123Z',
+      totalCostUsd: 0.1 + 0.2, totalTurns: 4, taskHistory: [{ at: '2025-09-03T00:40:00.000Z', task: 'scaffold "quoted" \u2028 \u{1F600}', costUsd: 1 }], label: 'ui\n' },
+  } }));
+  // The binding's own function, taken before the entry point replaces it.
+  const script = `
+    const assert = require('node:assert/strict');
+    const native = require(${JSON.stringify(path.join(root, 'index.js'))}).discoverSessions;
+    const pkg = require(${JSON.stringify(path.join(root, 'entry.js'))}).discoverSessions;
+    assert.notEqual(native, pkg);
+    (async () => {
+      const calls = [
+        [${JSON.stringify(SPOTTER)}, { claudeConfigDir: ${JSON.stringify(fixtureClaudeDir())}, registryRoot: ${JSON.stringify(noRegistry())} }],
+        ['/path/to/Demo', { claudeConfigDir: ${JSON.stringify(fixtureClaudeDir())}, registryRoot: ${JSON.stringify(registryRoot)}, runningSessionIds: ['fe5e1c67-53e7-4862-81ae-d0e013e3270b'] }],
+        ['/nowhere', { claudeConfigDir: ${JSON.stringify(fixtureClaudeDir())}, registryRoot: ${JSON.stringify(registryRoot)} }],
+      ];
+      let rows = 0;
+      for (const args of calls) {
+        const [a, b] = [await native(...args), await pkg(...args)];
+        assert.deepEqual(b, a);
+        assert.deepEqual(b.map((s) => Object.keys(s)), a.map((s) => Object.keys(s)), 'same keys in the same order');
+        for (const s of b) for (const k of ['lastModified', 'firstActivity', 'lastActivity']) if (k in s) assert.ok(s[k] instanceof Date);
+        rows += a.length;
+      }
+      assert.ok(rows >= 3, 'rows were compared');
+      for (const bad of [[42], ['/x', { claudeConfigDir: 7 }]]) {
+        const failure = (f) => { try { f(...bad); } catch (e) { return [e.constructor.name, e.message, e.code]; } return 'no sync throw'; };
+        assert.deepEqual(failure(pkg), failure(native), 'argument errors are thrown synchronously alike');
+      }
+      console.log('compared', rows);
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.match(out, /^compared \d+/);
 });

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { discoverSessions } = require('../index.js');
+const { discoverSessions } = require('../entry.js'); // the package, as users load it
 const [repo, claudeConfigDir, registryRoot] = process.argv.slice(2);
 const opts = { claudeConfigDir, registryRoot };
 const out = {};

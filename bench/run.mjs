@@ -87,7 +87,7 @@ const node = process.execPath;
 const once = path.join(here, 'discover-once.mjs');
 const noCache = { OPENCLAW_SESSION_INTEL_CACHE: 'off' };
 // Node's own start and the addon's require: the floor of any fresh process.
-const bare = measure(node, ['-e', 'require(process.argv[1])', path.join(here, '..', 'index.js')]);
+const bare = measure(node, ['-e', 'require(process.argv[1])', path.join(here, '..', 'entry.js')]);
 
 /**
  * Discovery on one corpus shape, process against process with the page
