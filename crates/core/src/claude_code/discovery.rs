@@ -335,10 +335,11 @@ pub fn discover_sessions(
             (d, listing)
         })
         .collect();
-    let folders: FastMap<&Path, &Listed> = listings
+    // Keyed by the path's bytes: hashing a `Path` walks its components.
+    let folders: FastMap<&OsStr, &Listed> = listings
         .iter()
         .flat_map(|(_, l)| &l.folders)
-        .map(|f| (f.dir.as_path(), f))
+        .map(|f| (f.dir.as_os_str(), f))
         .collect();
 
     // Registry sessions whose transcript is not in the repository's folders.
@@ -371,7 +372,7 @@ pub fn discover_sessions(
         .flat_map_iter(|same_dir| {
             let dir = same_dir[0].parent().unwrap_or(Path::new(""));
             let names: Vec<&OsStr> = same_dir.iter().filter_map(|p| p.file_name()).collect();
-            let stats = match folders.get(dir) {
+            let stats = match folders.get(dir.as_os_str()) {
                 Some(listed) => round.stat(listed, &names),
                 None => platform::stat_each_in(dir, &names),
             };
