@@ -51,13 +51,16 @@ pub fn entry_id(path: &Path, meta: &Metadata) -> io::Result<FileId> {
     imp::entry_id(path, meta)
 }
 
-/// What tells a file's versions apart: identity, size and modification time.
+/// What tells a file's versions apart: identity, size, modification time
+/// and status change time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStat {
     pub id: FileId,
     pub len: u64,
     /// As [`mtime_ns`] gives it.
     pub mtime_ns: i128,
+    /// As [`ctime_ns`] gives it.
+    pub ctime_ns: i128,
 }
 
 impl FileStat {
@@ -67,6 +70,7 @@ impl FileStat {
             id: entry_id(path, meta)?,
             len: meta.len(),
             mtime_ns: mtime_ns(meta),
+            ctime_ns: ctime_ns(meta),
         })
     }
 }
@@ -85,6 +89,13 @@ pub fn mtime_ns(meta: &Metadata) -> i128 {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// Nanoseconds since the epoch of the last change to the file's data or
+/// metadata (`st_ctime`), which, unlike the modification time, no system
+/// call can set back; 0 where the platform keeps no such time (Windows).
+pub fn ctime_ns(meta: &Metadata) -> i128 {
+    imp::ctime_ns(meta)
 }
 
 /// The permission bits of a file (0o644 where the platform has none).
@@ -176,6 +187,14 @@ mod imp {
         meta.permissions().mode() & 0o7777
     }
 
+    pub fn ctime_ns(meta: &Metadata) -> i128 {
+        nanos(meta.ctime(), meta.ctime_nsec())
+    }
+
+    fn nanos(secs: i64, nsec: i64) -> i128 {
+        (i128::from(secs) * 1_000_000_000 + i128::from(nsec)).max(0)
+    }
+
     pub fn stat_each_in(dir: &Path, names: &[&OsStr]) -> Vec<Option<FileStat>> {
         use std::os::fd::AsRawFd;
         let Ok(handle) = OpenOptions::new()
@@ -200,16 +219,14 @@ mod imp {
                         libc::AT_SYMLINK_NOFOLLOW,
                     )
                 };
-                (rc == 0).then(|| {
-                    let ns = i128::from(st.st_mtime) * 1_000_000_000 + i128::from(st.st_mtime_nsec);
-                    FileStat {
-                        id: FileId {
-                            dev: st.st_dev as u64,
-                            ino: st.st_ino as u64,
-                        },
-                        len: st.st_size as u64,
-                        mtime_ns: ns.max(0),
-                    }
+                (rc == 0).then(|| FileStat {
+                    id: FileId {
+                        dev: st.st_dev as u64,
+                        ino: st.st_ino as u64,
+                    },
+                    len: st.st_size as u64,
+                    mtime_ns: nanos(st.st_mtime, st.st_mtime_nsec),
+                    ctime_ns: nanos(st.st_ctime, st.st_ctime_nsec),
                 })
             })
             .collect()
@@ -308,6 +325,10 @@ mod imp {
 
     pub fn mode(_meta: &Metadata) -> u32 {
         0o644
+    }
+
+    pub fn ctime_ns(_meta: &Metadata) -> i128 {
+        0
     }
 
     pub fn stat_each_in(dir: &Path, names: &[&OsStr]) -> Vec<Option<FileStat>> {

@@ -11,7 +11,8 @@
 //! Timestamps are coarse (a clock tick on Linux): a change made within the
 //! same tick as the one before it can leave the mtime unchanged. So, like
 //! git's "racily clean" index entries, a listing is only reused this way
-//! when the directory had not changed for [`SETTLED`] before it was read.
+//! when the directory had not changed for a while before it was read
+//! ([`had_settled`](super::had_settled)).
 //! Appends to files do not change the directory; the files are stat'ed.
 //!
 //! With the [`ChangeMonitor`], a folder read a second time is watched
@@ -28,11 +29,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// How long a directory must have been unchanged before its listing is
-/// reused on the strength of its mtime.
-const SETTLED: Duration = Duration::from_secs(2);
+use std::time::SystemTime;
 
 /// One entry of a directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +52,7 @@ type FileStats = Arc<FastMap<OsString, Option<FileStat>>>;
 struct Listing {
     stamp: Stamp,
     items: Arc<[DirItem]>,
-    /// The folder had been quiet for [`SETTLED`] when it was read, so an
+    /// The folder had been quiet for a while when it was read, so an
     /// equal stamp proves the listing current.
     settled: bool,
     /// The folder's ticket, taken before it was read.
@@ -167,11 +164,7 @@ impl Round<'_> {
                         name: entry.file_name(),
                     })
                     .collect();
-                let settled_ns = read_at
-                    .checked_sub(SETTLED)
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos() as i128);
-                (items, stamp.mtime_ns < settled_ns)
+                (items, super::had_settled(stamp.mtime_ns, read_at))
             }
         };
         let mut listings = cache.lock();
@@ -246,6 +239,7 @@ impl Round<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn names(items: &[DirItem]) -> Vec<String> {
         let mut names: Vec<String> = items
@@ -340,6 +334,7 @@ mod tests {
 mod monitored_tests {
     use super::*;
     use std::io::Write;
+    use std::time::Duration;
 
     /// What a round saw of one folder: its file names with (size, mtime),
     /// and whether the listing and the stats were the kept ones.

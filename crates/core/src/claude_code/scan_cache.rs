@@ -1,16 +1,19 @@
 //! Per-file scan results, kept between calls and extended incrementally.
 //!
-//! Transcripts are append-only. A file whose (device, inode, size, mtime) is
-//! unchanged is not read at all; a file that grew is read only from where the
-//! last scan stopped, after checking that the bytes before that point are the
-//! ones scanned (hashes of the first and last 4 KiB). Anything else — a new
-//! inode, a shrink, a changed prefix — is scanned again from the start.
+//! Transcripts are append-only. A file whose (device, inode, size, mtime,
+//! ctime) is unchanged is not read at all; a file that grew is read only from
+//! where the last scan stopped, after checking that the bytes before that
+//! point are the ones scanned (hashes of the first and last KiB). Anything
+//! else — a new inode, a shrink, a changed prefix — is scanned again from the
+//! start.
 //!
 //! With a persistent cache attached ([`ScanCache::attach`]), the scans of a
 //! config dir's files are loaded from disk on first use in a process and
 //! saved back when enough changed (see [`scan_store`](super::scan_store)).
-//! A loaded scan is always re-checked against its file (the prefix check)
-//! before it is used.
+//! A loaded scan is used unread only when its file's stat data are what
+//! they were and had settled when it was folded
+//! ([`had_settled`](super::had_settled)); any other is re-checked against
+//! its file (the prefix check) first.
 
 use super::dir_cache::DirCache;
 use super::scan_store::{self, StoredScan};
@@ -68,6 +71,35 @@ struct Folded {
     committed: Arc<TranscriptFacts>,
     head_hash: u64,
     tail_hash: u64,
+    /// The file had not changed for a while when `identity` was taken
+    /// ([`had_settled`](super::had_settled)), so a file that still has
+    /// this identity has not changed since.
+    settled: bool,
+}
+
+impl Folded {
+    /// Whether this scan, loaded from disk, is the whole of the file whose
+    /// stat is `stat`, with no need to check the file's bytes: the file has
+    /// the same identity, size, modification time and status change time
+    /// (which no call can set back) as when it was folded, it had settled
+    /// then, and it ended with a whole line.
+    fn still_whole(&self, stat: FileStat) -> bool {
+        self.settled && self.identity == stat && self.consumed == stat.len
+    }
+
+    /// The scan of a file that is [`still_whole`](Self::still_whole),
+    /// without reading it.
+    fn unread(self) -> Entry {
+        let modified = SystemTime::UNIX_EPOCH + Duration::from_nanos(self.identity.mtime_ns as u64);
+        let scan = FileScan {
+            facts: Arc::clone(&self.committed),
+            size: self.identity.len,
+            modified,
+            error: None,
+            read_bytes: 0,
+        };
+        Entry { folded: self, scan }
+    }
 }
 
 #[derive(Debug)]
@@ -167,7 +199,11 @@ impl ScanCache {
             Some(prev) => Some(prev.folded.clone()),
             None => locked(&self.loaded).remove(key).map(|(folded, _)| folded),
         };
-        match scan_file(path, resume) {
+        let scanned = match (resume, stat) {
+            (Some(loaded), Some(stat)) if loaded.still_whole(stat) => Ok(loaded.unread()),
+            (resume, _) => scan_file(path, resume),
+        };
+        match scanned {
             Ok(entry) => {
                 let scan = entry.scan.clone();
                 self.lock().insert(key.to_owned(), Arc::new(entry));
@@ -213,11 +249,13 @@ impl ScanCache {
                     },
                     len: s.size,
                     mtime_ns: s.mtime_ns,
+                    ctime_ns: s.ctime_ns,
                 },
                 consumed: s.consumed,
                 committed: Arc::new(s.facts.into_owned()),
                 head_hash: s.head_hash,
                 tail_hash: s.tail_hash,
+                settled: s.settled,
             };
             loaded.insert(key, (folded, s.last_seen));
         }
@@ -496,6 +534,8 @@ fn stored<'a>(path: &'a OsStr, f: &'a Folded, last_seen: u64) -> StoredScan<'a> 
         ino: f.identity.id.ino,
         size: f.identity.len,
         mtime_ns: f.identity.mtime_ns,
+        ctime_ns: f.identity.ctime_ns,
+        settled: f.settled,
         consumed: f.consumed,
         head_hash: f.head_hash,
         tail_hash: f.tail_hash,
@@ -527,6 +567,7 @@ fn check_hashes(file: &File, consumed: u64) -> std::io::Result<(u64, u64)> {
 
 fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
     let file = File::open(path)?;
+    let observed = SystemTime::now();
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::new(
@@ -538,6 +579,7 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
         id: platform::open_file_id(&file, &meta)?,
         len: meta.len(),
         mtime_ns: platform::mtime_ns(&meta),
+        ctime_ns: platform::ctime_ns(&meta),
     };
     let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
     let resumable = previous.filter(|p| {
@@ -580,6 +622,7 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
             committed,
             head_hash,
             tail_hash,
+            settled: super::had_settled(identity.ctime_ns, observed),
         },
         scan: FileScan {
             facts,

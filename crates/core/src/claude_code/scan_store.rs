@@ -12,10 +12,14 @@
 //! another format or version, another dir, a short or damaged body — is
 //! ignored and replaced at the next save.
 //!
-//! An entry is only ever a starting point: before it is used, its file is
-//! checked (device, inode, a size at least what was scanned, and hashes of
-//! the first and last 4 KiB of the scanned prefix), so a stale, foreign or
-//! forged entry costs a rescan of that file, never a wrong total.
+//! An entry is only ever a starting point. It is used as it is when its
+//! file's stat data (device, inode, size, modification and status change
+//! times) are still what they were and the file had settled when it was
+//! stat'ed, as git trusts its index. Otherwise it is checked against the
+//! file (device, inode, a size at least what was scanned, and hashes of the
+//! first and last bytes of the scanned prefix) before the rest is read, so
+//! a stale or foreign entry costs a rescan of that file, never a wrong
+//! total.
 
 use super::transcript::TranscriptFacts;
 use crate::fs_safe::write_atomic;
@@ -26,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 /// Bumped whenever the entry layout, [`TranscriptFacts`], what the fold
 /// puts in it, or the prefix check's hashed ranges change.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 /// The first bytes of every cache file.
 pub const MAGIC: &[u8; 8] = b"OCSISCAN";
 /// Largest body written; the least recently seen files are left out.
@@ -100,6 +104,10 @@ pub struct StoredScan<'a> {
     pub ino: u64,
     pub size: u64,
     pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    /// The file had settled when it was stat'ed: with the same stat data
+    /// now, it is trusted unchanged without reading it.
+    pub settled: bool,
     /// Bytes folded into `facts` (whole lines).
     pub consumed: u64,
     pub head_hash: u64,
@@ -200,6 +208,8 @@ mod tests {
             ino: 2,
             size: 3,
             mtime_ns: 4,
+            ctime_ns: 5,
+            settled: true,
             consumed: 3,
             head_hash: 5,
             tail_hash: 6,
