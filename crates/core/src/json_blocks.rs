@@ -4,8 +4,12 @@
 //! stopping at every quote is slow. Instead each 64-byte block is turned into
 //! bit masks (quotes, backslashes, brackets); escaped quotes are removed with
 //! the odd-length-backslash-run trick, string interiors found with a prefix
-//! XOR, and only the brackets outside strings are looked at one by one. The
-//! mask building is written so the compiler vectorises it.
+//! XOR, and only the brackets outside strings are looked at one by one.
+//!
+//! Two kernels do the per-block work: a portable one (SSE2 on x86_64, which
+//! every x86_64 CPU has; elsewhere plain code the compiler vectorises), and
+//! on x86_64 CPUs that have them, AVX2 compares of 32 bytes and a carry-less
+//! multiplication for the prefix XOR, chosen once at run time.
 
 const BLOCK: usize = 64;
 const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
@@ -18,25 +22,56 @@ struct Masks {
     close: u64,
 }
 
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn masks(block: &[u8; BLOCK]) -> Masks {
-    use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of the x86_64 baseline; loads are unaligned and
-    // stay within the 64-byte array.
-    unsafe {
-        let eq = |v: __m128i, c: u8| {
-            _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8))) as u16 as u64
-        };
-        let bit5 = _mm_set1_epi8(0x20);
+/// How a block becomes [`Masks`], and how string interiors are found.
+trait Kernel {
+    fn masks(block: &[u8; BLOCK]) -> Masks;
+    /// Bit `i` is set when an odd number of bits `0..=i` of `x` are.
+    fn prefix_xor(x: u64) -> u64;
+}
+
+/// What every CPU of the target can run.
+struct Portable;
+
+impl Kernel for Portable {
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn masks(block: &[u8; BLOCK]) -> Masks {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86_64 baseline; loads are unaligned
+        // and stay within the 64-byte array.
+        unsafe {
+            let eq = |v: __m128i, c: u8| {
+                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8))) as u16 as u64
+            };
+            let bit5 = _mm_set1_epi8(0x20);
+            let (mut quote, mut backslash, mut open, mut close) = (0u64, 0u64, 0u64, 0u64);
+            for i in 0..4 {
+                let v = _mm_loadu_si128(block.as_ptr().add(16 * i) as *const __m128i);
+                let folded = _mm_or_si128(v, bit5);
+                quote |= eq(v, b'"') << (16 * i);
+                backslash |= eq(v, b'\\') << (16 * i);
+                open |= eq(folded, b'{') << (16 * i);
+                close |= eq(folded, b'}') << (16 * i);
+            }
+            Masks {
+                quote,
+                backslash,
+                open,
+                close,
+            }
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    fn masks(block: &[u8; BLOCK]) -> Masks {
         let (mut quote, mut backslash, mut open, mut close) = (0u64, 0u64, 0u64, 0u64);
-        for i in 0..4 {
-            let v = _mm_loadu_si128(block.as_ptr().add(16 * i) as *const __m128i);
-            let folded = _mm_or_si128(v, bit5);
-            quote |= eq(v, b'"') << (16 * i);
-            backslash |= eq(v, b'\\') << (16 * i);
-            open |= eq(folded, b'{') << (16 * i);
-            close |= eq(folded, b'}') << (16 * i);
+        for (i, &b) in block.iter().enumerate() {
+            quote |= ((b == b'"') as u64) << i;
+            backslash |= ((b == b'\\') as u64) << i;
+            // `{` 0x7B / `[` 0x5B and `}` 0x7D / `]` 0x5D differ only in bit 5.
+            open |= (((b | 0x20) == b'{') as u64) << i;
+            close |= (((b | 0x20) == b'}') as u64) << i;
         }
         Masks {
             quote,
@@ -45,24 +80,80 @@ fn masks(block: &[u8; BLOCK]) -> Masks {
             close,
         }
     }
+
+    #[inline(always)]
+    fn prefix_xor(mut x: u64) -> u64 {
+        x ^= x << 1;
+        x ^= x << 2;
+        x ^= x << 4;
+        x ^= x << 8;
+        x ^= x << 16;
+        x ^= x << 32;
+        x
+    }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn masks(block: &[u8; BLOCK]) -> Masks {
-    let (mut quote, mut backslash, mut open, mut close) = (0u64, 0u64, 0u64, 0u64);
-    for (i, &b) in block.iter().enumerate() {
-        quote |= ((b == b'"') as u64) << i;
-        backslash |= ((b == b'\\') as u64) << i;
-        // `{` 0x7B / `[` 0x5B and `}` 0x7D / `]` 0x5D differ only in bit 5.
-        open |= (((b | 0x20) == b'{') as u64) << i;
-        close |= (((b | 0x20) == b'}') as u64) << i;
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Kernel, Masks, BLOCK};
+    use std::arch::x86_64::*;
+
+    /// AVX2 and PCLMULQDQ. Only ever inlined into functions compiled for
+    /// them ([`run`]), which are only called when [`available`].
+    pub struct Avx2;
+
+    /// Whether this CPU has what [`Avx2`] uses (detected once, then cached).
+    #[inline]
+    pub fn available() -> bool {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq")
     }
-    Masks {
-        quote,
-        backslash,
-        open,
-        close,
+
+    impl Kernel for Avx2 {
+        #[inline(always)]
+        fn masks(block: &[u8; BLOCK]) -> Masks {
+            // SAFETY: called only from code compiled for AVX2 on a CPU that
+            // has it; loads are unaligned and stay within the array.
+            unsafe {
+                let eq = |v: __m256i, c: u8| {
+                    _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))) as u32
+                        as u64
+                };
+                let bit5 = _mm256_set1_epi8(0x20);
+                let lo = _mm256_loadu_si256(block.as_ptr() as *const __m256i);
+                let hi = _mm256_loadu_si256(block.as_ptr().add(32) as *const __m256i);
+                let both = |v: __m256i, w: __m256i, c: u8| eq(v, c) | eq(w, c) << 32;
+                let (flo, fhi) = (_mm256_or_si256(lo, bit5), _mm256_or_si256(hi, bit5));
+                Masks {
+                    quote: both(lo, hi, b'"'),
+                    backslash: both(lo, hi, b'\\'),
+                    open: both(flo, fhi, b'{'),
+                    close: both(flo, fhi, b'}'),
+                }
+            }
+        }
+
+        #[inline(always)]
+        fn prefix_xor(x: u64) -> u64 {
+            // SAFETY: as for `masks`, with PCLMULQDQ. Multiplying by all
+            // ones without carries XORs every bit into all higher ones.
+            unsafe {
+                let product =
+                    _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+                _mm_cvtsi128_si64(product) as u64
+            }
+        }
+    }
+
+    /// [`super::string_rest`] compiled for AVX2.
+    #[target_feature(enable = "avx2,pclmulqdq")]
+    pub fn string_rest(buf: &[u8], p: usize) -> Option<usize> {
+        super::string_rest::<Avx2>(buf, p)
+    }
+
+    /// [`super::container_end_with`] compiled for AVX2.
+    #[target_feature(enable = "avx2,pclmulqdq")]
+    pub fn container_end(buf: &[u8], start: usize) -> Option<usize> {
+        super::container_end_with::<Avx2>(buf, start)
     }
 }
 
@@ -91,15 +182,8 @@ impl Carry {
 
     /// Bits inside strings (opening quote included, closing quote excluded).
     #[inline(always)]
-    fn strings(&mut self, quotes: u64) -> u64 {
-        let mut x = quotes;
-        x ^= x << 1;
-        x ^= x << 2;
-        x ^= x << 4;
-        x ^= x << 8;
-        x ^= x << 16;
-        x ^= x << 32;
-        let inside = x ^ self.in_string;
+    fn strings<K: Kernel>(&mut self, quotes: u64) -> u64 {
+        let inside = K::prefix_xor(quotes) ^ self.in_string;
         self.in_string = ((inside as i64) >> 63) as u64;
         inside
     }
@@ -109,7 +193,7 @@ impl Carry {
 /// from `start`; the last block is padded with spaces. Stops when `visit`
 /// returns `Some`.
 #[inline(always)]
-fn blocks<T>(
+fn blocks<K: Kernel, T>(
     buf: &[u8],
     start: usize,
     carry: &mut Carry,
@@ -126,10 +210,10 @@ fn blocks<T>(
                 &padded
             }
         };
-        let m = masks(block);
+        let m = K::masks(block);
         let escaped = carry.escaped(m.backslash);
         let quotes = m.quote & !escaped;
-        let inside = carry.strings(quotes);
+        let inside = carry.strings::<K>(quotes);
         if let Some(found) = visit(pos, &m, quotes, inside) {
             return Some(found);
         }
@@ -152,12 +236,23 @@ pub fn string_end(buf: &[u8], start: usize) -> Option<usize> {
         }
         p = q + 1;
     }
-    // `p` follows an escaped quote: inside the string, no escape pending.
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: this CPU has the features the function is compiled for.
+        return unsafe { avx2::string_rest(buf, p) };
+    }
+    string_rest::<Portable>(buf, p)
+}
+
+/// The end of a string whose interior goes on at `p`, just past an escaped
+/// quote, with no escape pending.
+#[inline(always)]
+fn string_rest<K: Kernel>(buf: &[u8], p: usize) -> Option<usize> {
     let mut carry = Carry {
         escaped: 0,
         in_string: u64::MAX,
     };
-    blocks(buf, p, &mut carry, |pos, _, quotes, _| {
+    blocks::<K, _>(buf, p, &mut carry, |pos, _, quotes, _| {
         (quotes != 0).then(|| pos + quotes.trailing_zeros() as usize + 1)
     })
     .filter(|&end| end <= buf.len())
@@ -165,8 +260,18 @@ pub fn string_end(buf: &[u8], start: usize) -> Option<usize> {
 
 /// Given `buf[start]` is `{` or `[`, the index just past its matching close.
 pub fn container_end(buf: &[u8], start: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: this CPU has the features the function is compiled for.
+        return unsafe { avx2::container_end(buf, start) };
+    }
+    container_end_with::<Portable>(buf, start)
+}
+
+#[inline(always)]
+fn container_end_with<K: Kernel>(buf: &[u8], start: usize) -> Option<usize> {
     let mut depth: usize = 0;
-    blocks(buf, start, &mut Carry::default(), |pos, m, _, inside| {
+    blocks::<K, _>(buf, start, &mut Carry::default(), |pos, m, _, inside| {
         let mut structural = (m.open | m.close) & !inside;
         while structural != 0 {
             let bit = structural.trailing_zeros();
@@ -226,6 +331,28 @@ mod tests {
         None
     }
 
+    type Finder = fn(&[u8], usize) -> Option<usize>;
+
+    /// Each kernel this CPU can run: its name, its string search (from just
+    /// inside a string) and its container search.
+    fn kernels() -> Vec<(&'static str, Finder, Finder)> {
+        let mut out: Vec<(&'static str, Finder, Finder)> = vec![(
+            "portable",
+            string_rest::<Portable>,
+            container_end_with::<Portable>,
+        )];
+        #[cfg(target_arch = "x86_64")]
+        if avx2::available() {
+            // SAFETY: the CPU has what they are compiled for.
+            out.push((
+                "avx2",
+                |buf, p| unsafe { avx2::string_rest(buf, p) },
+                |buf, start| unsafe { avx2::container_end(buf, start) },
+            ));
+        }
+        out
+    }
+
     #[test]
     fn matches_the_byte_at_a_time_scanner_across_block_boundaries() {
         // Backslash runs of every length, quotes and brackets, placed so they
@@ -273,6 +400,15 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(&s)
             );
+            for (name, string_rest, container_end) in kernels() {
+                let text = String::from_utf8_lossy(&s);
+                assert_eq!(string_rest(&s, 6), slow_string_end(&s, 5), "{name}: {text}");
+                assert_eq!(
+                    container_end(&s, 0),
+                    slow_container_end(&s, 0),
+                    "{name}: {text}"
+                );
+            }
         }
     }
 
