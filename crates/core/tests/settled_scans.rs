@@ -92,7 +92,7 @@ fn settled_unchanged_files_are_not_read_and_any_change_of_their_stat_data_is_che
     let saved = scan_store::load(&file, &config).unwrap();
     assert_eq!(saved.len(), files);
     assert!(
-        saved.iter().all(|s| s.settled),
+        saved.iter().all(|(s, _)| s.settled),
         "scanned after they settled"
     );
 
@@ -106,10 +106,11 @@ fn settled_unchanged_files_are_not_read_and_any_change_of_their_stat_data_is_che
 
     // The same entries saved as not settled: each file's prefix is checked.
     let unsettled: Vec<_> = saved
-        .into_iter()
-        .map(|mut s| {
+        .iter()
+        .map(|(s, facts)| {
+            let mut s = s.clone();
             s.settled = false;
-            s
+            (s, scan_store::Facts::Encoded(facts))
         })
         .collect();
     scan_store::save(&file, &config, &unsettled, scan_store::MAX_BYTES).unwrap();

@@ -16,7 +16,7 @@
 //! its file (the prefix check) first.
 
 use super::dir_cache::DirCache;
-use super::scan_store::{self, StoredScan};
+use super::scan_store::{self, EncodedFacts, Facts, StoredScan};
 use super::transcript::TranscriptFacts;
 use super::usage::{Usage, UsageGroups};
 use crate::platform::{self, FileId, FileStat};
@@ -139,8 +139,8 @@ pub struct ScanCache {
     /// Keyed by the path's bytes: hashing a `PathBuf` walks its components.
     entries: Mutex<FastMap<OsString, Arc<Entry>>>,
     /// Scans loaded from persistent caches and not used yet in this
-    /// process, with when they were last seen.
-    loaded: Mutex<FastMap<OsString, (Folded, u64)>>,
+    /// process.
+    loaded: Mutex<FastMap<OsString, (StoredScan<'static>, EncodedFacts)>>,
     /// Persistent caches, by config dir.
     attached: Mutex<HashMap<PathBuf, Attached>>,
     /// Listings of the folders the scanned files were found in.
@@ -197,7 +197,11 @@ impl ScanCache {
         }
         let resume = match previous {
             Some(prev) => Some(prev.folded.clone()),
-            None => locked(&self.loaded).remove(key).map(|(folded, _)| folded),
+            None => {
+                let loaded = locked(&self.loaded).remove(key);
+                // Decoded here, outside the lock, by the thread scanning.
+                loaded.and_then(|(scan, facts)| Some(loaded_folded(&scan, facts.decode()?)))
+            }
         };
         let scanned = match (resume, stat) {
             (Some(loaded), Some(stat)) if loaded.still_whole(stat) => Ok(loaded.unread()),
@@ -236,28 +240,11 @@ impl ScanCache {
         let on_disk = stored.is_some();
         let in_memory = self.lock();
         let mut loaded = locked(&self.loaded);
-        for s in stored.into_iter().flatten() {
-            let key = OsString::from(s.path.as_ref());
-            if in_memory.contains_key(&key) {
-                continue;
+        for (scan, facts) in stored.into_iter().flatten() {
+            let key = OsString::from(scan.path.as_ref());
+            if !in_memory.contains_key(&key) {
+                loaded.insert(key, (scan, facts));
             }
-            let folded = Folded {
-                identity: FileStat {
-                    id: FileId {
-                        dev: s.dev,
-                        ino: s.ino,
-                    },
-                    len: s.size,
-                    mtime_ns: s.mtime_ns,
-                    ctime_ns: s.ctime_ns,
-                },
-                consumed: s.consumed,
-                committed: Arc::new(s.facts.into_owned()),
-                head_hash: s.head_hash,
-                tail_hash: s.tail_hash,
-                settled: s.settled,
-            };
-            loaded.insert(key, (folded, s.last_seen));
         }
         attached.insert(
             config_dir.to_path_buf(),
@@ -309,16 +296,19 @@ impl ScanCache {
             .map(|(path, entry)| (path.clone(), Arc::clone(entry)))
             .collect();
         let loaded = locked(&self.loaded);
-        let mut entries: Vec<StoredScan<'_>> = in_memory
+        let mut entries: Vec<(StoredScan<'_>, Facts<'_>)> = in_memory
             .iter()
-            .map(|(path, entry)| stored(path, &entry.folded, now))
+            .map(|(path, entry)| {
+                let facts = Facts::Decoded(&entry.folded.committed);
+                (stored(path, &entry.folded, now), facts)
+            })
             .collect();
-        let mut rest: Vec<StoredScan<'_>> = loaded
+        let mut rest: Vec<(StoredScan<'_>, Facts<'_>)> = loaded
             .iter()
             .filter(|(path, _)| is_inside(path, config_dir))
-            .map(|(path, (folded, seen))| stored(path, folded, *seen))
+            .map(|(_, (scan, facts))| (scan.clone(), Facts::Encoded(facts)))
             .collect();
-        rest.sort_by_key(|s| std::cmp::Reverse(s.last_seen));
+        rest.sort_by_key(|(s, _)| std::cmp::Reverse(s.last_seen));
         entries.extend(rest);
         scan_store::save(file, config_dir, &entries, scan_store::MAX_BYTES)
     }
@@ -526,8 +516,8 @@ fn is_inside(path: &OsStr, dir: &Path) -> bool {
         && std::path::is_separator(path[dir.len()] as char)
 }
 
-/// What the persistent cache keeps of a file's scan.
-fn stored<'a>(path: &'a OsStr, f: &'a Folded, last_seen: u64) -> StoredScan<'a> {
+/// What the persistent cache keeps of a file's scan, besides its facts.
+fn stored<'a>(path: &'a OsStr, f: &Folded, last_seen: u64) -> StoredScan<'a> {
     StoredScan {
         path: path.to_string_lossy(),
         dev: f.identity.id.dev,
@@ -540,7 +530,26 @@ fn stored<'a>(path: &'a OsStr, f: &'a Folded, last_seen: u64) -> StoredScan<'a> 
         head_hash: f.head_hash,
         tail_hash: f.tail_hash,
         last_seen,
-        facts: Cow::Borrowed(&f.committed),
+    }
+}
+
+/// How far a file was folded, as a persistent cache kept it.
+fn loaded_folded(s: &StoredScan<'_>, facts: TranscriptFacts) -> Folded {
+    Folded {
+        identity: FileStat {
+            id: FileId {
+                dev: s.dev,
+                ino: s.ino,
+            },
+            len: s.size,
+            mtime_ns: s.mtime_ns,
+            ctime_ns: s.ctime_ns,
+        },
+        consumed: s.consumed,
+        committed: Arc::new(facts),
+        head_hash: s.head_hash,
+        tail_hash: s.tail_hash,
+        settled: s.settled,
     }
 }
 

@@ -7,8 +7,12 @@
 //! cache directory ([`default_dir`]), mode 0600 (it holds prompts and
 //! titles), replaced atomically. Layout: [`MAGIC`], the format number, the
 //! addon version and the config dir it describes, the body's length and XXH3
-//! checksum, then the body: the entries (postcard), most recently seen
-//! first, cut at [`MAX_BYTES`]. A file that does not match in any way —
+//! checksum, then the body: the entries, most recently seen first, cut at
+//! [`MAX_BYTES`]. An entry is its [`StoredScan`] (postcard), then its facts'
+//! length (4 bytes) and the facts (postcard); the facts are decoded only
+//! when their file's scan is used ([`EncodedFacts`]), so loading costs
+//! little for the files of other repositories, and the decoding of the
+//! others is spread over the threads that scan. A file that does not match in any way —
 //! another format or version, another dir, a short or damaged body — is
 //! ignored and replaced at the next save.
 //!
@@ -26,11 +30,13 @@ use crate::fs_safe::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fs;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Bumped whenever the entry layout, [`TranscriptFacts`], what the fold
 /// puts in it, or the prefix check's hashed ranges change.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 /// The first bytes of every cache file.
 pub const MAGIC: &[u8; 8] = b"OCSISCAN";
 /// Largest body written; the least recently seen files are left out.
@@ -96,7 +102,7 @@ pub fn cache_file(dir: &Path, config_dir: &Path) -> PathBuf {
     dir.join(format!("scans-{hash:016x}.bin"))
 }
 
-/// What is kept of one file's scan.
+/// What is kept of one file's scan, besides its facts.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StoredScan<'a> {
     pub path: Cow<'a, str>,
@@ -108,13 +114,35 @@ pub struct StoredScan<'a> {
     /// The file had settled when it was stat'ed: with the same stat data
     /// now, it is trusted unchanged without reading it.
     pub settled: bool,
-    /// Bytes folded into `facts` (whole lines).
+    /// Bytes folded into the facts (whole lines).
     pub consumed: u64,
     pub head_hash: u64,
     pub tail_hash: u64,
     /// When a process last used the entry (seconds since the epoch).
     pub last_seen: u64,
-    pub facts: Cow<'a, TranscriptFacts>,
+}
+
+/// A file's facts as a loaded cache holds them, still encoded.
+#[derive(Debug, Clone)]
+pub struct EncodedFacts {
+    body: Arc<[u8]>,
+    range: Range<usize>,
+}
+
+impl EncodedFacts {
+    /// The facts, or `None` if they do not decode (the file is then read
+    /// again).
+    pub fn decode(&self) -> Option<TranscriptFacts> {
+        postcard::from_bytes(&self.body[self.range.clone()]).ok()
+    }
+}
+
+/// The facts of an entry to save.
+#[derive(Debug, Clone, Copy)]
+pub enum Facts<'a> {
+    Decoded(&'a TranscriptFacts),
+    /// As they were loaded: written back without being decoded.
+    Encoded(&'a EncodedFacts),
 }
 
 fn header(config_dir: &Path) -> Vec<u8> {
@@ -132,7 +160,7 @@ fn header(config_dir: &Path) -> Vec<u8> {
 
 /// The entries of the cache file at `file` if it is whole, of this format
 /// and version, and describes `config_dir`; `None` otherwise.
-pub fn load(file: &Path, config_dir: &Path) -> Option<Vec<StoredScan<'static>>> {
+pub fn load(file: &Path, config_dir: &Path) -> Option<Vec<(StoredScan<'static>, EncodedFacts)>> {
     let bytes = fs::read(file).ok()?;
     let rest = bytes.strip_prefix(header(config_dir).as_slice())?;
     let (len, rest) = rest.split_first_chunk::<8>()?;
@@ -142,36 +170,56 @@ pub fn load(file: &Path, config_dir: &Path) -> Option<Vec<StoredScan<'static>>> 
     {
         return None;
     }
+    let body: Arc<[u8]> = Arc::from(body);
     let mut entries = Vec::new();
-    let mut body = body;
-    while !body.is_empty() {
-        let (entry, rest): (StoredScan<'static>, _) = postcard::take_from_bytes(body).ok()?;
-        entries.push(entry);
-        body = rest;
+    let mut at = 0;
+    while at < body.len() {
+        let (scan, rest): (StoredScan<'static>, _) = postcard::take_from_bytes(&body[at..]).ok()?;
+        let (len, rest) = rest.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        let start = body.len() - rest.len();
+        let range = start..start.checked_add(len).filter(|&end| end <= body.len())?;
+        at = range.end;
+        let facts = EncodedFacts {
+            body: Arc::clone(&body),
+            range,
+        };
+        entries.push((scan, facts));
     }
     Some(entries)
 }
 
 /// Writes `entries` (most recently seen first) as the cache of `config_dir`,
-/// leaving out those past [`MAX_BYTES`], and removes temporary files that
-/// writers killed mid-save left behind.
+/// leaving out those past `max_bytes` of body.
 pub fn save(
     file: &Path,
     config_dir: &Path,
-    entries: &[StoredScan<'_>],
+    entries: &[(StoredScan<'_>, Facts<'_>)],
     max_bytes: usize,
 ) -> crate::error::Result<()> {
     let dir = file.parent().unwrap_or(Path::new("."));
     create_private_dir(dir)?;
+    let encoding_failed = |e: postcard::Error| {
+        crate::error::Error::new(
+            crate::ErrorCode::Internal,
+            format!("cannot encode the scan cache: {e}"),
+        )
+    };
     let mut body = Vec::new();
-    for entry in entries {
+    for (scan, facts) in entries {
         let before = body.len();
-        body = postcard::to_extend(entry, body).map_err(|e| {
-            crate::error::Error::new(
-                crate::ErrorCode::Internal,
-                format!("cannot encode the scan cache: {e}"),
-            )
-        })?;
+        body = postcard::to_extend(scan, body).map_err(encoding_failed)?;
+        let len_at = body.len();
+        body.extend_from_slice(&[0; 4]);
+        body = match facts {
+            Facts::Decoded(facts) => postcard::to_extend(facts, body).map_err(encoding_failed)?,
+            Facts::Encoded(facts) => {
+                body.extend_from_slice(&facts.body[facts.range.clone()]);
+                body
+            }
+        };
+        let len = u32::try_from(body.len() - len_at - 4).unwrap_or(u32::MAX);
+        body[len_at..len_at + 4].copy_from_slice(&len.to_le_bytes());
         if body.len() > max_bytes {
             body.truncate(before);
             break;
@@ -214,34 +262,69 @@ mod tests {
             head_hash: 5,
             tail_hash: 6,
             last_seen,
-            facts: Cow::Owned(TranscriptFacts {
-                line_count: 7,
-                first_prompt: Some("fix the cart".into()),
-                ..TranscriptFacts::default()
-            }),
+        }
+    }
+
+    fn facts() -> TranscriptFacts {
+        TranscriptFacts {
+            line_count: 7,
+            first_prompt: Some("fix the cart".into()),
+            ..TranscriptFacts::default()
         }
     }
 
     #[test]
     fn round_trips_and_keeps_the_most_recent_within_the_bound() {
         let dir = tempfile::tempdir().unwrap();
-        let file = cache_file(dir.path(), Path::new("/home/u/.claude"));
+        let config = Path::new("/home/u/.claude");
+        let file = cache_file(dir.path(), config);
+        let facts = facts();
         let entries: Vec<_> = (0..100)
-            .map(|i| entry(&format!("/p/{i}.jsonl"), 1000 - i))
+            .map(|i| {
+                (
+                    entry(&format!("/p/{i}.jsonl"), 1000 - i),
+                    Facts::Decoded(&facts),
+                )
+            })
             .collect();
-        save(&file, Path::new("/home/u/.claude"), &entries, MAX_BYTES).unwrap();
-        let back = load(&file, Path::new("/home/u/.claude")).unwrap();
+        save(&file, config, &entries, MAX_BYTES).unwrap();
+        let back = load(&file, config).unwrap();
         assert_eq!(back.len(), 100);
-        assert_eq!(back[3].path, "/p/3.jsonl");
-        assert_eq!(back[3].facts.first_prompt.as_deref(), Some("fix the cart"));
+        assert_eq!(back[3].0.path, "/p/3.jsonl");
+        let decoded = back[3].1.decode().unwrap();
+        assert_eq!(decoded.first_prompt.as_deref(), Some("fix the cart"));
+        // Facts loaded and written back undecoded are the same facts.
+        let again: Vec<_> = back
+            .iter()
+            .map(|(scan, facts)| (scan.clone(), Facts::Encoded(facts)))
+            .collect();
+        save(&file, config, &again, MAX_BYTES).unwrap();
+        let back = load(&file, config).unwrap();
+        assert_eq!(back.len(), 100);
+        assert_eq!(back[99].0.path, "/p/99.jsonl");
+        assert_eq!(back[99].1.decode().unwrap().line_count, 7);
         // Another config dir's file, even under this name, is not taken.
         assert!(load(&file, Path::new("/home/v/.claude")).is_none());
         // A bound of a few entries keeps the first (most recently seen) ones.
-        let one = postcard::to_stdvec(&entries[0]).unwrap().len();
-        save(&file, Path::new("/home/u/.claude"), &entries, one * 10 + 5).unwrap();
-        let cut = load(&file, Path::new("/home/u/.claude")).unwrap();
+        let one = postcard::to_stdvec(&entries[0].0).unwrap().len()
+            + 4
+            + postcard::to_stdvec(&facts).unwrap().len();
+        save(&file, config, &entries, one * 10 + 5).unwrap();
+        let cut = load(&file, config).unwrap();
         assert_eq!(cut.len(), 10);
-        assert_eq!(cut[9].path, "/p/9.jsonl");
+        assert_eq!(cut[9].0.path, "/p/9.jsonl");
+    }
+
+    #[test]
+    fn facts_that_do_not_decode_are_none() {
+        let body: Arc<[u8]> = Arc::from(&b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"[..]);
+        for range in [0..0, 0..3, 0..body.len()] {
+            let facts = EncodedFacts {
+                body: Arc::clone(&body),
+                range,
+            };
+            assert!(facts.decode().is_none());
+        }
     }
 
     #[test]
@@ -249,7 +332,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = Path::new("/c");
         let file = cache_file(dir.path(), config);
-        save(&file, config, &[entry("/p/a.jsonl", 1)], MAX_BYTES).unwrap();
+        let facts = facts();
+        let entries = [(entry("/p/a.jsonl", 1), Facts::Decoded(&facts))];
+        save(&file, config, &entries, MAX_BYTES).unwrap();
         let good = fs::read(&file).unwrap();
         assert!(load(&file, config).is_some());
         for cut in [0, 5, FIXED_HEADER, good.len() - 1] {
