@@ -187,8 +187,19 @@ fn non_empty(raw: Option<&[u8]>) -> Option<String> {
     owned(raw).filter(|s| !s.is_empty())
 }
 
+/// The bytes between the quotes of a raw JSON string with no escapes:
+/// exactly its text, when that is valid UTF-8.
+fn unescaped(raw: &[u8]) -> Option<&[u8]> {
+    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    (!inner.contains(&b'\\')).then_some(inner)
+}
+
 /// Sets `slot` to the non-empty string `raw`, allocating only when it differs.
 fn replace_if_changed(slot: &mut Option<String>, raw: Option<&[u8]>) {
+    // Nearly every line repeats the value held: compared as bytes, not decoded.
+    if slot.as_deref().map(str::as_bytes) == raw.and_then(unescaped) && slot.is_some() {
+        return;
+    }
     let Some(value) = raw.and_then(as_str).filter(|v| !v.is_empty()) else {
         return;
     };
@@ -199,15 +210,18 @@ fn replace_if_changed(slot: &mut Option<String>, raw: Option<&[u8]>) {
 
 /// A raw JSON string value holding a UUID, as 128 bits.
 fn raw_uuid(raw: &[u8]) -> Option<u128> {
-    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    parse_uuid(std::str::from_utf8(inner).ok()?)
+    uuid_bits(raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?)
 }
 
 /// Parses a UUID (with or without dashes) into 128 bits.
 pub fn parse_uuid(text: &str) -> Option<u128> {
+    uuid_bits(text.as_bytes())
+}
+
+fn uuid_bits(text: &[u8]) -> Option<u128> {
     let mut value: u128 = 0;
     let mut digits = 0;
-    for b in text.bytes() {
+    for &b in text {
         if b == b'-' {
             continue;
         }
@@ -220,9 +234,14 @@ pub fn parse_uuid(text: &str) -> Option<u128> {
 /// A timestamp in the canonical `YYYY-MM-DDTHH:MM:SS.mmmZ` form, which sorts
 /// as text. Claude Code always writes this form; others are converted.
 fn canonical_timestamp(raw: &[u8]) -> Option<Cow<'_, str>> {
+    let canonical = |b: &[u8]| b.len() == 24 && b[10] == b'T' && b[19] == b'.' && b[23] == b'Z';
+    if let Some(b) = unescaped(raw).filter(|b| canonical(b)) {
+        if let Ok(text) = std::str::from_utf8(b) {
+            return Some(Cow::Borrowed(text));
+        }
+    }
     let text = as_str(raw)?;
-    let b = text.as_bytes();
-    if b.len() == 24 && b[10] == b'T' && b[19] == b'.' && b[23] == b'Z' {
+    if canonical(text.as_bytes()) {
         return Some(text);
     }
     let parsed = chrono::DateTime::parse_from_rfc3339(&text).ok()?;
@@ -474,6 +493,29 @@ mod tests {
     fn counts_lines_like_the_reference_and_survives_garbage() {
         let f = facts("\n{\"type\":\"user\"}\n   \nnot json\n\u{0}\u{1}\n{\"type\":\"x\",\"trunc");
         assert_eq!(f.line_count, 4);
+    }
+
+    #[test]
+    fn escaped_and_plain_values_read_as_their_text() {
+        let f = facts(concat!(
+            r#"{"type":"user","gitBranch":"main","timestamp":"2026-01-01T00:00:00.000Z","uuid":"00000000-0000-0000-0000-000000000001"}"#,
+            "\n",
+            r#"{"type":"user","gitBranch":"fe\u0061t","timestamp":"\u0032026-01-02T00:00:00.000Z","parentUuid":"00000000-0000-0000-0000-000000000001"}"#,
+            "\n",
+            r#"{"type":"user","gitBranch":"feat","timestamp":"2026-01-01T12:00:00+01:00","uuid":"0000000000000000000000000000000\u0032"}"#,
+            "\n",
+            r#"{"type":"user","gitBranch":"fe\u0061t","version":"2.1.\u00e9","uuid":"00000000-0000-0000-0000-00000000000\u00e9"}"#,
+            "\n",
+        ));
+        assert_eq!(f.git_branch.as_deref(), Some("feat"));
+        assert_eq!(f.version.as_deref(), Some("2.1.\u{e9}"));
+        assert_eq!(
+            f.first_activity.as_deref(),
+            Some("2026-01-01T00:00:00.000Z")
+        );
+        assert_eq!(f.last_activity.as_deref(), Some("2026-01-02T00:00:00.000Z"));
+        // Uuids are read only as written plainly: the escaped ones are not leaves.
+        assert!(f.leaves.is_empty());
     }
 
     #[test]
