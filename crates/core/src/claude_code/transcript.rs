@@ -219,16 +219,36 @@ pub fn parse_uuid(text: &str) -> Option<u128> {
 }
 
 fn uuid_bits(text: &[u8]) -> Option<u128> {
-    let mut value: u128 = 0;
-    let mut digits = 0;
+    // Every line names one or two: a table lookup per digit, and a check of
+    // all of them at once at the end.
+    const INVALID: u8 = 0x10;
+    const HEX: [u8; 256] = {
+        let mut table = [INVALID; 256];
+        let mut i = 0;
+        while i < 10 {
+            table[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            table[b'a' as usize + i] = 10 + i as u8;
+            table[b'A' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        table
+    };
+    let (mut high, mut low, mut invalid, mut digits) = (0u64, 0u64, 0u8, 0usize);
     for &b in text {
         if b == b'-' {
             continue;
         }
-        value = (value << 4) | (b as char).to_digit(16)? as u128;
+        let digit = HEX[b as usize];
+        invalid |= digit;
+        high = (high << 4) | (low >> 60);
+        low = (low << 4) | u64::from(digit & 0xf);
         digits += 1;
     }
-    (digits == 32).then_some(value)
+    (digits == 32 && invalid & INVALID == 0).then_some(u128::from(high) << 64 | u128::from(low))
 }
 
 /// A timestamp in the canonical `YYYY-MM-DDTHH:MM:SS.mmmZ` form, which sorts
@@ -636,5 +656,27 @@ mod tests {
     fn parses_uuids() {
         assert_eq!(parse_uuid("00000000-0000-0000-0000-00000000000a"), Some(10));
         assert_eq!(parse_uuid("nope"), None);
+        for text in [
+            "f81d4fae-7dec-11d0-a765-00a0c91e6bf6",
+            "F81D4FAE7DEC11D0A76500A0C91E6BF6",
+            "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            "00000000-0000-0000-8000-000000000001",
+        ] {
+            let plain = text.replace('-', "");
+            assert_eq!(
+                parse_uuid(text),
+                u128::from_str_radix(&plain, 16).ok(),
+                "{text}"
+            );
+        }
+        for bad in [
+            "f81d4fae-7dec-11d0-a765-00a0c91e6bfg",
+            "f81d4fae-7dec-11d0-a765-00a0c91e6bf",
+            "f81d4fae-7dec-11d0-a765-00a0c91e6bf66",
+            "+81d4fae-7dec-11d0-a765-00a0c91e6bf6",
+            "f81d4fae-7dec-11d0-a765-00a0c91e6b\u{e9}",
+        ] {
+            assert_eq!(parse_uuid(bad), None, "{bad}");
+        }
     }
 }
