@@ -93,3 +93,13 @@ fn only_what_has_to_be_kept_is_kept() {
     clean_twice("openclaw_strip-pins-only-what-the-second-edit-pins");
     clean_twice("openclaw_strip-pins-only-what-the-second-edit-pins-2");
 }
+
+/// Found once every input was checked for idempotence: the only assistant
+/// message left by a first edit holds invalid UTF-8 in a string, which
+/// OpenClaw reads as text (replaced) but a strict parse refused, so the
+/// second edit could not keep it as a note and failed where the first had
+/// succeeded. Lines are now parsed as OpenClaw reads them.
+#[test]
+fn a_line_with_invalid_utf8_in_a_string_parses_as_openclaw_reads_it() {
+    clean_twice("openclaw_strip-invalid-utf8-only-assistant-left");
+}

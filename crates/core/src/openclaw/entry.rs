@@ -4,6 +4,7 @@
 
 use super::tree::{Parent, TreeEntry};
 use crate::json_scan::{as_str, field, Fields};
+use serde::de::IgnoredAny;
 
 /// An entry's type, links and message role.
 #[derive(Debug, Clone, Default)]
@@ -36,11 +37,13 @@ pub(crate) const REFERENCE_FIELDS: [&str; 4] =
     ["firstKeptEntryId", "fromId", "targetId", "appendParentId"];
 
 impl EntryHead {
-    /// Reads the head of `raw`, a JSON object. Anything else, an object
-    /// that is not whole at its top level included, reads as an entry of no
-    /// type: OpenClaw skips malformed lines, so they are not part of its
-    /// tree. (Flaws deeper inside a line are not looked for; the cleaner
-    /// checks that its plan holds on the tree it leaves.)
+    /// Reads the head of `raw`, a JSON object. Anything else reads as an
+    /// entry of no type: OpenClaw skips a line `JSON.parse` rejects, so it
+    /// is not part of its tree. That is checked at the top level by the
+    /// walk, and inside by validating the line (serde without building
+    /// anything; it agrees with `JSON.parse` on the bytes OpenClaw reads as
+    /// text: bad escapes, control characters, numbers, trailing commas,
+    /// lone surrogates and any depth).
     pub fn read(raw: &[u8]) -> EntryHead {
         let text = |v: &[u8]| as_str(v).map(|s| s.into_owned());
         let mut head = EntryHead::default();
@@ -73,8 +76,8 @@ impl EntryHead {
                 _ => {}
             }
         }
-        if !fields.closed() {
-            // Cut short (a torn append) or followed by more text.
+        // Cut short (a torn append), followed by more text, or flawed inside.
+        if !fields.closed() || serde_json::from_slice::<IgnoredAny>(raw).is_err() {
             return EntryHead::default();
         }
         head
@@ -122,6 +125,34 @@ mod tests {
         for broken in [&whole[..whole.len() - 1], &format!("{whole}{whole}")] {
             let head = EntryHead::read(broken.as_bytes());
             assert!(head.kind.is_none() && head.id.is_none(), "{broken}");
+        }
+    }
+
+    /// ...and so is a line whose flaw is deep inside a value.
+    #[test]
+    fn a_line_flawed_deep_inside_is_no_entry() {
+        let head = r#"{"type":"message","id":"a","parentId":"p","message":{"role":"user","content":[{"type":"text","text":"#;
+        for flaw in [
+            r#""bad \x escape""#,
+            "\"raw \u{1} control\"",
+            "01",
+            "[1,]",
+            "tru",
+        ] {
+            let line = format!("{head}{flaw}}}]}}}}");
+            assert!(Fields::new(line.as_bytes()).by_ref().count() > 0);
+            let read = EntryHead::read(line.as_bytes());
+            assert!(read.kind.is_none() && read.id.is_none(), "{line}");
+        }
+        // What JSON.parse accepts is an entry: a lone surrogate, deep nesting.
+        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+        for fine in [r#""\ud800""#.to_owned(), deep] {
+            let line = format!("{head}{fine}}}]}}}}");
+            assert_eq!(
+                EntryHead::read(line.as_bytes()).id.as_deref(),
+                Some("a"),
+                "{line}"
+            );
         }
     }
 

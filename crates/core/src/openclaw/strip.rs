@@ -15,11 +15,10 @@
 //! checked to be the old one without the deleted entries), nor an entry a
 //! line that cannot be parsed hangs on. Lines that are not a whole JSON
 //! object (a torn append) are not entries, as OpenClaw skips them, and are
-//! left as they are. Untouched lines stay byte for byte; the header is
-//! never changed; an edit never leaves zero assistant messages (OpenClaw
-//! empties such a file). Applying the same settings twice changes nothing
-//! on a transcript whose lines are valid JSON (what OpenClaw writes); a
-//! line flawed deep inside is read as far as its top level.
+//! left as they are; so are lines flawed deeper inside. Untouched lines
+//! stay byte for byte; the header is never changed; an edit never leaves
+//! zero assistant messages (OpenClaw empties such a file). Applying the
+//! same settings twice changes nothing.
 //!
 //! The result is a plan, line by line, that either store applies: the
 //! JSONL store renders it, the SQLite store writes only the rows it changes.
@@ -29,7 +28,6 @@ use super::tree::{Tree, TreeEntry};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::{as_str, field, field_start, Elements};
 use rayon::prelude::*;
-use serde::de::IgnoredAny;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -215,9 +213,6 @@ struct Line<'a> {
     /// Tool-call blocks of an assistant message (with or without an id).
     call_blocks: u32,
     result_for: Option<String>,
-    /// Whether the line is valid JSON, checked only where a line is to be
-    /// deleted without being parsed.
-    valid: bool,
     value: Option<Value>,
     deleted: bool,
     changed: bool,
@@ -232,7 +227,6 @@ impl<'a> Line<'a> {
             calls_only: false,
             call_blocks: 0,
             result_for: None,
-            valid: false,
             value: None,
             deleted: false,
             changed: false,
@@ -279,9 +273,22 @@ impl<'a> Line<'a> {
     /// The parsed line, parsed now if it was not yet.
     fn value_mut(&mut self) -> Option<&mut Value> {
         if self.value.is_none() {
-            self.value = serde_json::from_slice(self.raw).ok();
+            self.value = parse_as_openclaw(self.raw);
         }
         self.value.as_mut()
+    }
+}
+
+/// The line parsed as OpenClaw parses it: it reads the file as UTF-8 text,
+/// invalid bytes replaced, so a line with such bytes in its strings parses
+/// (with U+FFFD in their place), as `EntryHead::read` accepts it.
+fn parse_as_openclaw(raw: &[u8]) -> Option<Value> {
+    match serde_json::from_slice(raw) {
+        Ok(value) => Some(value),
+        Err(_) if std::str::from_utf8(raw).is_err() => {
+            serde_json::from_str(&String::from_utf8_lossy(raw)).ok()
+        }
+        Err(_) => None,
     }
 }
 
@@ -449,7 +456,8 @@ fn plan(
         .count();
 
     // Parse (in parallel) what will change. An assistant message of tool
-    // calls and thinking only is deleted whole: it is validated, not parsed.
+    // calls and thinking only is deleted whole, without being parsed (every
+    // entry was validated when it was read).
     let whole_deletion = |l: &Line<'_>| {
         l.calls_only && !is_pinned(l) && !l.calls.iter().any(|c| protected_calls.contains(c))
     };
@@ -458,9 +466,7 @@ fn plan(
         .enumerate()
         .skip(1)
         .for_each(|(i, l)| match (l.role(), zone_of(i)) {
-            (Some("assistant"), "removed") if whole_deletion(l) => {
-                l.valid = serde_json::from_slice::<IgnoredAny>(l.raw).is_ok();
-            }
+            (Some("assistant"), "removed") if whole_deletion(l) => {}
             (Some("assistant"), "removed" | "truncated") | (Some("toolResult"), "truncated") => {
                 l.value_mut();
             }
@@ -476,11 +482,9 @@ fn plan(
         }
         let role = line.role().map(str::to_owned);
         if role.as_deref() == Some("assistant") && zone == "removed" && whole_deletion(line) {
-            if line.valid {
-                stats.tool_calls_removed += line.call_blocks;
-                removed_calls.extend(line.calls.iter().cloned());
-                line.deleted = true;
-            }
+            stats.tool_calls_removed += line.call_blocks;
+            removed_calls.extend(line.calls.iter().cloned());
+            line.deleted = true;
             continue;
         }
         let pinned_line = is_pinned(line);
