@@ -197,8 +197,10 @@ fn unescaped(raw: &[u8]) -> Option<&[u8]> {
 /// Sets `slot` to the non-empty string `raw`, allocating only when it differs.
 fn replace_if_changed(slot: &mut Option<String>, raw: Option<&[u8]>) {
     // Nearly every line repeats the value held: compared as bytes, not decoded.
-    if slot.as_deref().map(str::as_bytes) == raw.and_then(unescaped) && slot.is_some() {
-        return;
+    if let (Some(held), Some(plain)) = (slot.as_deref(), raw.and_then(unescaped)) {
+        if held.as_bytes() == plain {
+            return;
+        }
     }
     let Some(value) = raw.and_then(as_str).filter(|v| !v.is_empty()) else {
         return;
