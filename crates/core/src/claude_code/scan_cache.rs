@@ -327,15 +327,8 @@ impl ScanCache {
             }
         }
         let totals = match parts {
-            [] => Usage::default(),
             [only] => only.usage.totals(),
-            [first, rest @ ..] => {
-                let mut usage: UsageGroups = first.usage.clone();
-                for part in rest {
-                    usage.merge(&part.usage);
-                }
-                usage.totals()
-            }
+            _ => UsageGroups::merged_totals(&parts.iter().map(|p| &p.usage).collect::<Vec<_>>()),
         };
         let parts = parts.iter().map(|p| Arc::clone(p)).collect();
         merged.insert(key.to_owned(), MergedUsage { parts, totals });

@@ -50,14 +50,90 @@ struct Group {
 /// Usage of the lines of one or more files, deduplicated by response.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct UsageGroups {
-    /// Keyed by a 128-bit hash of the response key: a fraction of the memory
-    /// of the strings, for state that grows with the number of responses.
-    /// (foldhash: randomly seeded like std's, and several times faster to
-    /// fill, which a process loading the persistent cache does for every
-    /// response of every file.)
-    groups: HashMap<u128, Group, foldhash::fast::RandomState>,
+    groups: Groups,
     /// Lines with usage but no `message.id`: nothing to group them by.
     ungrouped: Usage,
+}
+
+/// The responses' groups, keyed by a 128-bit hash of the response key: a
+/// fraction of the memory of the strings, for state that grows with the
+/// number of responses.
+#[derive(Debug, Clone)]
+enum Groups {
+    /// Being folded: every line with usage looks its response up. (foldhash:
+    /// randomly seeded like std's, and several times faster to fill.)
+    Indexed(HashMap<u128, Group, foldhash::fast::RandomState>),
+    /// As the persistent cache kept them, one key each: a fresh process loads
+    /// every response of every file, and reading a list costs a fraction of
+    /// filling a map. Indexed only if more lines are folded in.
+    Listed(Vec<(u128, Group)>),
+}
+
+impl Default for Groups {
+    fn default() -> Self {
+        Groups::Listed(Vec::new())
+    }
+}
+
+/// Both forms are written as the same sequence of `(key, group)` pairs.
+impl Serialize for Groups {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Groups::Indexed(map) => s.collect_seq(map),
+            Groups::Listed(list) => s.collect_seq(list.iter().map(|(k, g)| (k, g))),
+        }
+    }
+}
+
+/// Read back as a list, its keys as unique as those of the map or list it
+/// was written from.
+impl<'de> Deserialize<'de> for Groups {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::deserialize(d).map(Groups::Listed)
+    }
+}
+
+impl Groups {
+    /// The groups as a map, built from the list the first time.
+    fn indexed(&mut self) -> &mut HashMap<u128, Group, foldhash::fast::RandomState> {
+        if let Groups::Listed(list) = self {
+            let mut map = HashMap::with_capacity_and_hasher(list.len(), Default::default());
+            for (key, group) in list.drain(..) {
+                merge_into(&mut map, key, group);
+            }
+            *self = Groups::Indexed(map);
+        }
+        match self {
+            Groups::Indexed(map) => map,
+            Groups::Listed(_) => unreachable!("indexed just above"),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Groups::Indexed(map) => map.len(),
+            Groups::Listed(list) => list.len(),
+        }
+    }
+
+    /// Every `(key, group)`, in no particular order.
+    fn pairs(&self) -> Box<dyn Iterator<Item = (u128, Group)> + '_> {
+        match self {
+            Groups::Indexed(map) => Box::new(map.iter().map(|(k, g)| (*k, *g))),
+            Groups::Listed(list) => Box::new(list.iter().copied()),
+        }
+    }
+}
+
+/// Adds one sighting of response `key` to `map`.
+fn merge_into(
+    map: &mut HashMap<u128, Group, foldhash::fast::RandomState>,
+    key: u128,
+    group: Group,
+) {
+    map.entry(key)
+        .and_modify(|g| g.merge(group))
+        .or_insert(group);
 }
 
 impl UsageGroups {
@@ -68,31 +144,48 @@ impl UsageGroups {
             self.ungrouped = self.ungrouped.plus(usage);
             return;
         };
-        let incoming = Group { usage, sidechain };
-        self.groups
-            .entry(key)
-            .and_modify(|g| g.merge(incoming))
-            .or_insert(incoming);
-    }
-
-    /// Folds another file's groups in (a subagent file into its parent).
-    pub fn merge(&mut self, other: &UsageGroups) {
-        for (key, group) in &other.groups {
-            match self.groups.get_mut(key) {
-                Some(g) => g.merge(*group),
-                None => {
-                    self.groups.insert(*key, *group);
-                }
-            }
-        }
-        self.add(None, other.ungrouped, false);
+        merge_into(self.groups.indexed(), key, Group { usage, sidechain });
     }
 
     /// The deduplicated totals.
     pub fn totals(&self) -> Usage {
         self.groups
-            .values()
-            .fold(self.ungrouped, |total, g| total.plus(g.usage))
+            .pairs()
+            .fold(self.ungrouped, |total, (_, g)| total.plus(g.usage))
+    }
+
+    /// The deduplicated totals of several files' groups taken together (a
+    /// main transcript first, then its subagents): a response seen in more
+    /// than one counts once, as if every line had been folded in the order
+    /// of `parts`. ([`Group::merge`] is associative: merging the first
+    /// part's group with the others' merged group is the same.)
+    pub fn merged_totals(parts: &[&UsageGroups]) -> Usage {
+        let Some((first, rest)) = parts.split_first() else {
+            return Usage::default();
+        };
+        // The subagents' responses: usually far fewer than the main file's,
+        // which are only looked up.
+        let mut others: HashMap<u128, Group, foldhash::fast::RandomState> = HashMap::default();
+        for part in rest {
+            for (key, group) in part.groups.pairs() {
+                merge_into(&mut others, key, group);
+            }
+        }
+        let ungrouped = parts
+            .iter()
+            .fold(Usage::default(), |t, p| t.plus(p.ungrouped));
+        let mut total = ungrouped;
+        for (key, group) in first.groups.pairs() {
+            match others.get_mut(&key) {
+                Some(later) => {
+                    let mut merged = group;
+                    merged.merge(*later);
+                    *later = merged;
+                }
+                None => total = total.plus(group.usage),
+            }
+        }
+        others.values().fold(total, |t, g| t.plus(g.usage))
     }
 
     /// Number of distinct responses.
@@ -216,8 +309,91 @@ mod tests {
         let mut sub = UsageGroups::default();
         add(&mut sub, Some("a"), Some("r"), None, u(5, 7, 100, 0), true);
         add(&mut sub, Some("b"), Some("r2"), None, u(1, 1, 1, 1), true);
-        parent.merge(&sub);
-        assert_eq!(parent.totals(), u(6, 8, 101, 1));
+        assert_eq!(
+            UsageGroups::merged_totals(&[&parent, &sub]),
+            u(6, 8, 101, 1)
+        );
+    }
+
+    /// What a fresh process does with a file's groups: reads them from the
+    /// persistent cache (as a list), merges them with its subagents', and
+    /// folds the lines appended since.
+    #[test]
+    fn groups_read_back_merge_and_fold_on_as_the_map_they_were_written_from() {
+        let mut main = UsageGroups::default();
+        add(&mut main, Some("a"), Some("r"), None, u(5, 3, 100, 0), true);
+        add(&mut main, Some("b"), Some("r"), None, u(2, 2, 0, 0), false);
+        main.add(None, u(1, 1, 1, 1), false);
+        let mut sub = UsageGroups::default();
+        add(&mut sub, Some("a"), Some("r"), None, u(5, 7, 100, 0), true);
+        let round_trip = |g: &UsageGroups| -> UsageGroups {
+            let bytes = postcard::to_allocvec(g).unwrap();
+            let back: UsageGroups = postcard::from_bytes(&bytes).unwrap();
+            assert!(matches!(back.groups, Groups::Listed(_)));
+            assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes, "one format");
+            back
+        };
+        let (main_back, sub_back) = (round_trip(&main), round_trip(&sub));
+        assert_eq!(main_back.totals(), main.totals());
+        assert_eq!(main_back.responses(), 2);
+        assert_eq!(
+            UsageGroups::merged_totals(&[&main_back, &sub_back]),
+            UsageGroups::merged_totals(&[&main, &sub])
+        );
+        assert_eq!(
+            UsageGroups::merged_totals(&[&main_back, &sub_back]),
+            u(8, 10, 101, 1)
+        );
+        // More lines: one more sighting of "b" and a new response.
+        let mut grown = main_back;
+        add(&mut grown, Some("b"), Some("r"), None, u(2, 9, 0, 0), false);
+        add(&mut grown, Some("c"), Some("r"), None, u(1, 1, 0, 0), false);
+        assert!(matches!(grown.groups, Groups::Indexed(_)));
+        assert_eq!(grown.responses(), 3);
+        assert_eq!(grown.totals(), u(9, 14, 101, 1));
+    }
+
+    /// Merging files' groups equals folding all their lines, in order, into
+    /// one: for every mix of main-chain and sidechain sightings of a
+    /// response across three files.
+    #[test]
+    fn merged_totals_equal_folding_every_line_in_order() {
+        for mix in 0u32..(1 << 6) {
+            let sighting = |i: u32| {
+                let side = mix >> i & 1 == 1;
+                (
+                    u(
+                        10 + i as u64,
+                        [5, 9, 2, 7, 1, 3][i as usize],
+                        100 * i as u64,
+                        1,
+                    ),
+                    side,
+                )
+            };
+            let mut parts: [UsageGroups; 3] = Default::default();
+            let mut whole = UsageGroups::default();
+            // Two sightings per file; the third file's second is another response.
+            for i in 0..6 {
+                let (usage, side) = sighting(i);
+                let id = if i == 5 { "other" } else { "same" };
+                add(
+                    &mut parts[i as usize / 2],
+                    Some(id),
+                    Some("r"),
+                    None,
+                    usage,
+                    side,
+                );
+                add(&mut whole, Some(id), Some("r"), None, usage, side);
+            }
+            let refs: Vec<&UsageGroups> = parts.iter().collect();
+            assert_eq!(
+                UsageGroups::merged_totals(&refs),
+                whole.totals(),
+                "mix {mix:06b}"
+            );
+        }
     }
 
     #[test]
