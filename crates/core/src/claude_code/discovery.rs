@@ -314,9 +314,6 @@ pub fn discover_sessions(
     let projects = claude_dir.join("projects");
     let registry = Registry::new(Registry::default_root(options.registry_root.as_deref()));
     let persistent = options.persistent_cache.dir();
-    if let Some(dir) = &persistent {
-        cache.attach(&claude_dir, dir);
-    }
 
     let registry_rows: Vec<RegistryRow> = registry
         .list_all()
@@ -328,13 +325,22 @@ pub fn discover_sessions(
     let round = cache
         .dirs()
         .round(!options.stat_every_file && !super::turned_off("OPENCLAW_SESSION_INTEL_WATCH"));
-    let listings: Vec<(ProjectDir, FolderListing)> = dirs
-        .into_iter()
-        .map(|d| {
-            let listing = list_folder(&d.path, &round);
-            (d, listing)
-        })
-        .collect();
+    // A fresh process loads its persistent cache while the folders are
+    // listed: neither needs the other, and both wait on the file system.
+    let attach = || {
+        if let Some(dir) = &persistent {
+            cache.attach(&claude_dir, dir);
+        }
+    };
+    let list = || -> Vec<(ProjectDir, FolderListing)> {
+        dirs.into_iter()
+            .map(|d| {
+                let listing = list_folder(&d.path, &round);
+                (d, listing)
+            })
+            .collect()
+    };
+    let ((), listings) = rayon::join(attach, list);
     // Keyed by the path's bytes: hashing a `Path` walks its components.
     let folders: FastMap<&OsStr, &Listed> = listings
         .iter()
