@@ -66,20 +66,28 @@ function files(dir) {
   return out;
 }
 
-/** Wall time (median of RUNS) and peak RSS of a whole process. */
+const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Wall time (median of RUNS), peak RSS and every run's output of a whole process. */
 function measure(cmd, args, env = {}) {
   const times = [];
-  let stdout = '';
+  const outputs = [];
   let maxRssKb = 0;
   for (let i = 0; i < RUNS; i++) {
     const t = performance.now();
     const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30, encoding: 'utf8' });
     times.push(performance.now() - t);
     if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
-    stdout = r.stdout;
+    outputs.push(r.stdout);
     maxRssKb = Math.max(maxRssKb, Number(r.stderr.trim().split('\n').pop()));
   }
-  return { ms: times.sort((a, b) => a - b)[Math.floor(RUNS / 2)], stdout, maxRssKb };
+  return { ms: median(times), stdout: outputs[outputs.length - 1], outputs, maxRssKb };
+}
+
+/** Each number the runs of a process printed (as JSON), the median over the runs. */
+function medianOfRuns(outputs) {
+  const runs = outputs.map((o) => JSON.parse(o));
+  return Object.fromEntries(Object.keys(runs[0]).map((key) => [key, median(runs.map((r) => r[key]))]));
 }
 
 const ccusage = ccusageBin();
@@ -109,7 +117,7 @@ function discovery(shape) {
   const withCache = { OPENCLAW_SESSION_INTEL_CACHE_DIR: cacheDir };
   spawnSync(node, args, { env: { ...process.env, ...withCache } }); // fills the cache
   const warm = measure(node, args, withCache);
-  const inProcess = JSON.parse(measure(node, [...args, '--repeat'], noCache).stdout);
+  const inProcess = medianOfRuns(measure(node, [...args, '--repeat'], noCache).outputs);
   const reference = measure(node, [path.join(here, 'reference-discover.mjs'), c.repo, c.claudeDir, c.stateDir]);
   const cc = measure(ccusage, ['session', '--offline', '--json'], { CLAUDE_CONFIG_DIR: c.claudeDir });
   const ourSessions = JSON.parse(fs.readFileSync(ours, 'utf8'));
