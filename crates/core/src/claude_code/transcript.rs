@@ -221,36 +221,59 @@ pub fn parse_uuid(text: &str) -> Option<u128> {
 }
 
 fn uuid_bits(text: &[u8]) -> Option<u128> {
-    // Every line names one or two: a table lookup per digit, and a check of
-    // all of them at once at the end.
-    const INVALID: u8 = 0x10;
-    const HEX: [u8; 256] = {
-        let mut table = [INVALID; 256];
-        let mut i = 0;
-        while i < 10 {
-            table[b'0' as usize + i] = i as u8;
-            i += 1;
+    // Every line names one or two: read as four words of eight digits.
+    let words = if text.len() == 36 && [8, 13, 18, 23].iter().all(|&i| text[i] == b'-') {
+        let half = |at: usize| u64::from(u32::from_le_bytes(text[at..at + 4].try_into().unwrap()));
+        let word = |at: usize| u64::from_le_bytes(text[at..at + 8].try_into().unwrap());
+        [
+            word(0),
+            half(9) | half(14) << 32,
+            half(19) | half(24) << 32,
+            word(28),
+        ]
+    } else {
+        let mut digits = [0u8; 32];
+        let mut count = 0;
+        for &b in text.iter().filter(|&&b| b != b'-') {
+            *digits.get_mut(count)? = b;
+            count += 1;
         }
-        let mut i = 0;
-        while i < 6 {
-            table[b'a' as usize + i] = 10 + i as u8;
-            table[b'A' as usize + i] = 10 + i as u8;
-            i += 1;
+        if count != 32 {
+            return None;
         }
-        table
+        let word = |i: usize| u64::from_le_bytes(digits[8 * i..8 * i + 8].try_into().unwrap());
+        [word(0), word(1), word(2), word(3)]
     };
-    let (mut high, mut low, mut invalid, mut digits) = (0u64, 0u64, 0u8, 0usize);
-    for &b in text {
-        if b == b'-' {
-            continue;
-        }
-        let digit = HEX[b as usize];
-        invalid |= digit;
-        high = (high << 4) | (low >> 60);
-        low = (low << 4) | u64::from(digit & 0xf);
-        digits += 1;
+    let mut bits = 0u128;
+    for word in words {
+        bits = bits << 32 | u128::from(hex_word(word)?);
     }
-    (digits == 32 && invalid & INVALID == 0).then_some(u128::from(high) << 64 | u128::from(low))
+    Some(bits)
+}
+
+/// The number eight hex digits spell (the first byte of `word`, read little
+/// endian, is the most significant digit), all of them at once.
+fn hex_word(word: u64) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    if word & HIGH != 0 {
+        return None;
+    }
+    // Per byte, the high bit set when the byte lies in `lo..=hi` (bytes
+    // below 0x80 never carry into their neighbours here).
+    let within = |w: u64, lo: u8, hi: u8| {
+        (w + ONES * u64::from(0x80 - lo)) & !(w + ONES * u64::from(0x7f - hi)) & HIGH
+    };
+    let decimal = within(word, b'0', b'9');
+    let letter = within(word | (ONES * 0x20), b'a', b'f');
+    if decimal | letter != HIGH {
+        return None;
+    }
+    let mut v = (word & (ONES * 0x0f)) + (letter >> 7) * 9;
+    v = ((v << 4) | (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    v = ((v << 8) | (v >> 16)) & 0x0000_ffff_0000_ffff;
+    v = ((v << 16) | (v >> 32)) & 0xffff_ffff;
+    Some(v as u32)
 }
 
 /// A timestamp in the canonical `YYYY-MM-DDTHH:MM:SS.mmmZ` form, which sorts
@@ -455,7 +478,13 @@ impl TranscriptFacts {
     /// file) as a sidechain response.
     fn note_progress(&mut self, line: &Line<'_>) {
         let Some(data) = line.data else { return };
-        if memchr::memmem::find(data, b"\"agent_progress\"").is_none() {
+        // Claude Code writes the other kinds (`bash_progress`, `hook_progress`,
+        // most progress lines) type first: they are told apart without a search.
+        if let Some((b"type", kind)) = Fields::new(data).next() {
+            if kind != b"\"agent_progress\"" {
+                return;
+            }
+        } else if memchr::memmem::find(data, b"\"agent_progress\"").is_none() {
             return;
         }
         let (mut kind, mut copy) = (None, None);
@@ -655,6 +684,21 @@ mod tests {
     }
 
     #[test]
+    fn hex_words_read_every_byte_in_every_place_as_a_digit_or_nothing() {
+        for place in 0..8 {
+            for byte in 0..=255u8 {
+                let mut text = *b"0123abcD";
+                text[place] = byte;
+                let expected = std::str::from_utf8(&text)
+                    .ok()
+                    .filter(|t| t.bytes().all(|b| b.is_ascii_hexdigit()))
+                    .and_then(|t| u32::from_str_radix(t, 16).ok());
+                assert_eq!(hex_word(u64::from_le_bytes(text)), expected, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
     fn parses_uuids() {
         assert_eq!(parse_uuid("00000000-0000-0000-0000-00000000000a"), Some(10));
         assert_eq!(parse_uuid("nope"), None);
@@ -663,6 +707,9 @@ mod tests {
             "F81D4FAE7DEC11D0A76500A0C91E6BF6",
             "ffffffff-ffff-ffff-ffff-ffffffffffff",
             "00000000-0000-0000-8000-000000000001",
+            // 36 long but not dashed as usual: read digit by digit.
+            "f81d4fae7dec11d0a76500a0c91e6bf6----",
+            "f-81d4fae7dec11d0a76500a0c91e6bf6",
         ] {
             let plain = text.replace('-', "");
             assert_eq!(
