@@ -388,6 +388,7 @@ pub fn discover_sessions(
     stated.sort_by_key(|(_, s)| std::cmp::Reverse(s.map_or(0, |s| s.len)));
     let scans: FastMap<&OsStr, FileScan> = stated
         .into_par_iter()
+        .with_max_len(1)
         .map(|(p, stat)| (p.as_os_str(), cache.scan_with(p, stat)))
         .collect();
     let mut forgot = false;
