@@ -226,11 +226,15 @@ fn blocks<K: Kernel, T>(
 ///
 /// Short strings (keys, ids) end at the first quote `memchr` finds; a string
 /// that has shown a few escaped quotes is finished block by block.
+#[inline]
 pub fn string_end(buf: &[u8], start: usize) -> Option<usize> {
-    let mut p = start + 1;
-    if let Some(end) = short_string_end(buf, p) {
-        return Some(end);
-    }
+    short_string_end(buf, start + 1).or_else(|| long_string_end(buf, start + 1))
+}
+
+/// [`string_end`] for what a short window does not settle, from just inside
+/// the string (kept out of line, so the short path inlines into its callers).
+#[inline(never)]
+fn long_string_end(buf: &[u8], mut p: usize) -> Option<usize> {
     for _ in 0..4 {
         let q = p + memchr::memchr(b'"', &buf[p..])?;
         let backslashes = buf[p..q].iter().rev().take_while(|&&b| b == b'\\').count();
