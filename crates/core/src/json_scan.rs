@@ -224,6 +224,10 @@ pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
 
 /// Decodes a raw JSON non-negative integer (a float is truncated).
 pub fn as_u64(raw: &[u8]) -> Option<u64> {
+    // Token counts: at most 19 plain digits cannot overflow, read directly.
+    if (1..=19).contains(&raw.len()) && raw.iter().all(u8::is_ascii_digit) {
+        return Some(raw.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')));
+    }
     let text = std::str::from_utf8(raw).ok()?;
     // Exact up to u64::MAX (20 digits); only larger integers go by f64.
     if let Some(n) = text
@@ -344,6 +348,9 @@ mod tests {
         // 20 digits are exact (json_walker fuzz finding: once read via f64).
         assert_eq!(as_u64(b"11111111111111111112"), Some(11111111111111111112));
         assert_eq!(as_u64(b"18446744073709551615"), Some(u64::MAX));
+        assert_eq!(as_u64(b"9999999999999999999"), Some(9999999999999999999));
+        assert_eq!(as_u64(b"007"), Some(7));
+        assert_eq!(as_u64(b""), None);
         assert_eq!(as_u64(b"12.9"), Some(12));
         assert_eq!(as_u64(b"-1"), None);
         assert_eq!(as_u64(b"null"), None);
