@@ -1,7 +1,9 @@
 //! The selective JSON walker against serde_json: on every object serde
 //! accepts, the walker hands out every member, each raw value parses to
 //! what serde parsed, and the string and number decoders agree with serde.
-//! On anything else it must simply not panic.
+//! On anything else it must simply not panic. A walk within a line that
+//! reports the object as the whole first line handed out what a walk of that
+//! line alone does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,6 +18,15 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(value_len(raw), Some(raw.len()));
     }
     let _ = Elements::new(data).map(|e| value_len(e)).count();
+    let mut in_line = Fields::in_line(data);
+    let through: Vec<(&[u8], &[u8])> = in_line.by_ref().collect();
+    if let Some(nl) = in_line.line_end() {
+        assert_eq!(data[nl], b'\n');
+        assert!(!data[..nl].contains(&b'\n'));
+        let mut alone = Fields::new(&data[..nl]);
+        assert_eq!(alone.by_ref().collect::<Vec<_>>(), through);
+        assert!(alone.closed());
+    }
     let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(data) else {
         return;
     };

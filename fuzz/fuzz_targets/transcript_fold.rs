@@ -1,6 +1,8 @@
 //! The Claude Code transcript fold: never panics; folding in two pieces
-//! (as the scan cache does when a file grows) gives what one fold gives;
-//! appending lines never lowers the line count or the output tokens.
+//! (as the scan cache does when a file grows) gives what one fold gives, and
+//! so does folding the lines one by one, split at their newlines first (the
+//! fold reads most lines through their newline instead); appending lines
+//! never lowers the line count or the output tokens.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -24,6 +26,12 @@ fuzz_target!(|data: &[u8]| {
     let mut whole = TranscriptFacts::default();
     let used = whole.feed(bytes);
     let _ = whole.with_partial_line(&bytes[used..]);
+
+    let mut by_line = TranscriptFacts::default();
+    for line in bytes[..used].split(|&b| b == b'\n') {
+        by_line.feed_line(line);
+    }
+    assert_eq!(shape(&by_line), shape(&whole));
 
     let cut = bytes.len() * cut as usize / 255;
     let mut pieces = TranscriptFacts::default();

@@ -20,6 +20,8 @@ struct Masks {
     backslash: u64,
     open: u64,
     close: u64,
+    /// Raw newlines (computed by the compiler only where they are read).
+    newline: u64,
 }
 
 /// How a block becomes [`Masks`], and how string interiors are found.
@@ -44,7 +46,7 @@ impl Kernel for Portable {
                 _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8))) as u16 as u64
             };
             let bit5 = _mm_set1_epi8(0x20);
-            let (mut quote, mut backslash, mut open, mut close) = (0u64, 0u64, 0u64, 0u64);
+            let (mut quote, mut backslash, mut open, mut close, mut newline) = (0, 0, 0, 0, 0);
             for i in 0..4 {
                 let v = _mm_loadu_si128(block.as_ptr().add(16 * i) as *const __m128i);
                 let folded = _mm_or_si128(v, bit5);
@@ -52,12 +54,14 @@ impl Kernel for Portable {
                 backslash |= eq(v, b'\\') << (16 * i);
                 open |= eq(folded, b'{') << (16 * i);
                 close |= eq(folded, b'}') << (16 * i);
+                newline |= eq(v, b'\n') << (16 * i);
             }
             Masks {
                 quote,
                 backslash,
                 open,
                 close,
+                newline,
             }
         }
     }
@@ -65,19 +69,21 @@ impl Kernel for Portable {
     #[cfg(not(target_arch = "x86_64"))]
     #[inline(always)]
     fn masks(block: &[u8; BLOCK]) -> Masks {
-        let (mut quote, mut backslash, mut open, mut close) = (0u64, 0u64, 0u64, 0u64);
+        let (mut quote, mut backslash, mut open, mut close, mut newline) = (0, 0, 0, 0, 0);
         for (i, &b) in block.iter().enumerate() {
             quote |= ((b == b'"') as u64) << i;
             backslash |= ((b == b'\\') as u64) << i;
             // `{` 0x7B / `[` 0x5B and `}` 0x7D / `]` 0x5D differ only in bit 5.
             open |= (((b | 0x20) == b'{') as u64) << i;
             close |= (((b | 0x20) == b'}') as u64) << i;
+            newline |= ((b == b'\n') as u64) << i;
         }
         Masks {
             quote,
             backslash,
             open,
             close,
+            newline,
         }
     }
 
@@ -128,6 +134,7 @@ mod avx2 {
                     backslash: both(lo, hi, b'\\'),
                     open: both(flo, fhi, b'{'),
                     close: both(flo, fhi, b'}'),
+                    newline: both(lo, hi, b'\n'),
                 }
             }
         }
@@ -146,14 +153,14 @@ mod avx2 {
 
     /// [`super::string_rest`] compiled for AVX2.
     #[target_feature(enable = "avx2,pclmulqdq")]
-    pub fn string_rest(buf: &[u8], p: usize) -> Option<usize> {
-        super::string_rest::<Avx2>(buf, p)
+    pub fn string_rest<const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<usize> {
+        super::string_rest::<Avx2, IN_LINE>(buf, p)
     }
 
     /// [`super::container_end_with`] compiled for AVX2.
     #[target_feature(enable = "avx2,pclmulqdq")]
-    pub fn container_end(buf: &[u8], start: usize) -> Option<usize> {
-        super::container_end_with::<Avx2>(buf, start)
+    pub fn container_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
+        super::container_end_with::<Avx2, IN_LINE>(buf, start)
     }
 }
 
@@ -228,15 +235,36 @@ fn blocks<K: Kernel, T>(
 /// that has shown a few escaped quotes is finished block by block.
 #[inline]
 pub fn string_end(buf: &[u8], start: usize) -> Option<usize> {
-    short_string_end(buf, start + 1).or_else(|| long_string_end(buf, start + 1))
+    string_end_with::<false>(buf, start)
+}
+
+/// [`string_end`] for a string that must end before the next raw newline
+/// (`buf` runs on past the end of the line being read): `None` when one
+/// comes first.
+#[inline]
+pub fn string_end_in_line(buf: &[u8], start: usize) -> Option<usize> {
+    string_end_with::<true>(buf, start)
+}
+
+#[inline(always)]
+fn string_end_with<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
+    match short_string_end::<IN_LINE>(buf, start + 1) {
+        Short::Ends(end) => Some(end),
+        Short::NewlineFirst => None,
+        Short::Unsettled => long_string_end::<IN_LINE>(buf, start + 1),
+    }
 }
 
 /// [`string_end`] for what a short window does not settle, from just inside
 /// the string (kept out of line, so the short path inlines into its callers).
 #[inline(never)]
-fn long_string_end(buf: &[u8], mut p: usize) -> Option<usize> {
+fn long_string_end<const IN_LINE: bool>(buf: &[u8], mut p: usize) -> Option<usize> {
     for _ in 0..4 {
-        let q = p + memchr::memchr(b'"', &buf[p..])?;
+        let q = p + if IN_LINE {
+            memchr::memchr2(b'"', b'\n', &buf[p..]).filter(|&i| buf[p + i] == b'"')?
+        } else {
+            memchr::memchr(b'"', &buf[p..])?
+        };
         let backslashes = buf[p..q].iter().rev().take_while(|&&b| b == b'\\').count();
         if backslashes % 2 == 0 {
             return Some(q + 1);
@@ -246,82 +274,121 @@ fn long_string_end(buf: &[u8], mut p: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     if avx2::available() {
         // SAFETY: this CPU has the features the function is compiled for.
-        return unsafe { avx2::string_rest(buf, p) };
+        return unsafe { avx2::string_rest::<IN_LINE>(buf, p) };
     }
-    string_rest::<Portable>(buf, p)
+    string_rest::<Portable, IN_LINE>(buf, p)
+}
+
+/// What a short window says about a string.
+enum Short {
+    /// It ends just before this index.
+    Ends(usize),
+    /// A raw newline comes before its end (asked for only within a line).
+    NewlineFirst,
+    /// The window does not say: the long way.
+    Unsettled,
 }
 
 /// The end of a string whose interior starts at `p`, when a quote closes it
-/// within the next 32 bytes and no backslash comes before that quote; `None`
-/// sends the caller the long way. Most strings of a line (keys, times, short
+/// within the next 32 bytes and no backslash (nor, within a line, newline)
+/// comes before that quote. Most strings of a line (keys, times, short
 /// values) end here, in a few compares, without a call. (A 64-byte window,
 /// for ids and paths too, measured slower: most strings are short.)
 #[inline(always)]
-fn short_string_end(buf: &[u8], p: usize) -> Option<usize> {
-    let window: &[u8; 32] = buf.get(p..p + 32)?.try_into().ok()?;
-    let (quote, backslash) = short_masks(window);
-    let first_quote = quote & quote.wrapping_neg();
-    (quote != 0 && backslash & (first_quote - 1) == 0)
-        .then(|| p + quote.trailing_zeros() as usize + 1)
+fn short_string_end<const IN_LINE: bool>(buf: &[u8], p: usize) -> Short {
+    let Some(window) = buf
+        .get(p..p + 32)
+        .and_then(|w| <&[u8; 32]>::try_from(w).ok())
+    else {
+        return Short::Unsettled;
+    };
+    let (quote, backslash, newline) = short_masks(window);
+    let before_quote = (quote & quote.wrapping_neg()).wrapping_sub(1);
+    if IN_LINE && newline & before_quote != 0 {
+        Short::NewlineFirst
+    } else if quote != 0 && backslash & before_quote == 0 {
+        Short::Ends(p + quote.trailing_zeros() as usize + 1)
+    } else {
+        Short::Unsettled
+    }
 }
 
-/// Quote and backslash bits of 32 bytes.
+/// Quote, backslash and newline bits of 32 bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn short_masks(window: &[u8; 32]) -> (u32, u32) {
+fn short_masks(window: &[u8; 32]) -> (u32, u32, u32) {
     use std::arch::x86_64::*;
     // SAFETY: SSE2 is part of the x86_64 baseline; the loads are unaligned
     // and stay within the 32-byte array.
     unsafe {
-        let (mut quote, mut backslash) = (0u32, 0u32);
+        let (mut quote, mut backslash, mut newline) = (0u32, 0u32, 0u32);
         for i in 0..2 {
             let v = _mm_loadu_si128(window.as_ptr().add(16 * i) as *const __m128i);
             let eq = |c: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8))) as u32;
             quote |= eq(b'"') << (16 * i);
             backslash |= eq(b'\\') << (16 * i);
+            newline |= eq(b'\n') << (16 * i);
         }
-        (quote, backslash)
+        (quote, backslash, newline)
     }
 }
 
-/// Quote and backslash bits of 32 bytes.
+/// Quote, backslash and newline bits of 32 bytes.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn short_masks(window: &[u8; 32]) -> (u32, u32) {
-    let (mut quote, mut backslash) = (0u32, 0u32);
+fn short_masks(window: &[u8; 32]) -> (u32, u32, u32) {
+    let (mut quote, mut backslash, mut newline) = (0u32, 0u32, 0u32);
     for (i, &b) in window.iter().enumerate() {
         quote |= ((b == b'"') as u32) << i;
         backslash |= ((b == b'\\') as u32) << i;
+        newline |= ((b == b'\n') as u32) << i;
     }
-    (quote, backslash)
+    (quote, backslash, newline)
 }
 
 /// The end of a string whose interior goes on at `p`, just past an escaped
-/// quote, with no escape pending.
+/// quote, with no escape pending; within a line, `None` at a raw newline.
 #[inline(always)]
-fn string_rest<K: Kernel>(buf: &[u8], p: usize) -> Option<usize> {
+fn string_rest<K: Kernel, const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<usize> {
     let mut carry = Carry {
         escaped: 0,
         in_string: u64::MAX,
     };
-    blocks::<K, _>(buf, p, &mut carry, |pos, _, quotes, _| {
-        (quotes != 0).then(|| pos + quotes.trailing_zeros() as usize + 1)
+    blocks::<K, _>(buf, p, &mut carry, |pos, m, quotes, _| {
+        let before_quote = (quotes & quotes.wrapping_neg()).wrapping_sub(1);
+        if IN_LINE && m.newline & before_quote != 0 {
+            return Some(None);
+        }
+        (quotes != 0).then(|| Some(pos + quotes.trailing_zeros() as usize + 1))
     })
+    .flatten()
     .filter(|&end| end <= buf.len())
 }
 
 /// Given `buf[start]` is `{` or `[`, the index just past its matching close.
 pub fn container_end(buf: &[u8], start: usize) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
-        // SAFETY: this CPU has the features the function is compiled for.
-        return unsafe { avx2::container_end(buf, start) };
-    }
-    container_end_with::<Portable>(buf, start)
+    container_end_to::<false>(buf, start)
+}
+
+/// [`container_end`] for a value that must end before the next raw newline
+/// (`buf` runs on past the end of the line being read): `None` when one
+/// comes first.
+pub fn container_end_in_line(buf: &[u8], start: usize) -> Option<usize> {
+    container_end_to::<true>(buf, start)
 }
 
 #[inline(always)]
-fn container_end_with<K: Kernel>(buf: &[u8], start: usize) -> Option<usize> {
+fn container_end_to<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: this CPU has the features the function is compiled for.
+        return unsafe { avx2::container_end::<IN_LINE>(buf, start) };
+    }
+    container_end_with::<Portable, IN_LINE>(buf, start)
+}
+
+#[inline(always)]
+fn container_end_with<K: Kernel, const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
     let mut depth: usize = 0;
     blocks::<K, _>(buf, start, &mut Carry::default(), |pos, m, _, inside| {
         let mut structural = (m.open | m.close) & !inside;
@@ -333,11 +400,14 @@ fn container_end_with<K: Kernel>(buf: &[u8], start: usize) -> Option<usize> {
             } else {
                 depth = depth.checked_sub(1)?;
                 if depth == 0 {
+                    if IN_LINE && m.newline & ((1 << bit) - 1) != 0 {
+                        return Some(None);
+                    }
                     return Some(Some(pos + bit as usize + 1));
                 }
             }
         }
-        None
+        (IN_LINE && m.newline != 0).then_some(None)
     })
     .flatten()
     .filter(|&end| end <= buf.len())
@@ -386,30 +456,45 @@ mod tests {
     type Finder = fn(&[u8], usize) -> Option<usize>;
 
     /// Each kernel this CPU can run: its name, its string search (from just
-    /// inside a string) and its container search.
-    fn kernels() -> Vec<(&'static str, Finder, Finder)> {
-        let mut out: Vec<(&'static str, Finder, Finder)> = vec![(
+    /// inside a string) and its container search, anywhere and within a line.
+    fn kernels() -> Vec<(&'static str, [Finder; 4])> {
+        let mut out: Vec<(&'static str, [Finder; 4])> = vec![(
             "portable",
-            string_rest::<Portable>,
-            container_end_with::<Portable>,
+            [
+                string_rest::<Portable, false>,
+                container_end_with::<Portable, false>,
+                string_rest::<Portable, true>,
+                container_end_with::<Portable, true>,
+            ],
         )];
         #[cfg(target_arch = "x86_64")]
         if avx2::available() {
             // SAFETY: the CPU has what they are compiled for.
             out.push((
                 "avx2",
-                |buf, p| unsafe { avx2::string_rest(buf, p) },
-                |buf, start| unsafe { avx2::container_end(buf, start) },
+                [
+                    |buf, p| unsafe { avx2::string_rest::<false>(buf, p) },
+                    |buf, start| unsafe { avx2::container_end::<false>(buf, start) },
+                    |buf, p| unsafe { avx2::string_rest::<true>(buf, p) },
+                    |buf, start| unsafe { avx2::container_end::<true>(buf, start) },
+                ],
             ));
         }
         out
     }
 
+    /// What a search within a line finds: what the search anywhere finds,
+    /// unless a raw newline comes first.
+    fn in_line(buf: &[u8], from: usize, end: Option<usize>) -> Option<usize> {
+        end.filter(|&end| !buf[from..end].contains(&b'\n'))
+    }
+
     #[test]
     fn matches_the_byte_at_a_time_scanner_across_block_boundaries() {
-        // Backslash runs of every length, quotes and brackets, placed so they
-        // straddle 64-byte boundaries at every offset.
-        let pieces: [&[u8]; 9] = [
+        // Backslash runs of every length, quotes, brackets and raw newlines,
+        // placed so they straddle 64-byte boundaries at every offset.
+        let pieces: [&[u8]; 10] = [
+            b"\n",
             br#"\\"#,
             br#"\""#,
             br#"\\\""#,
@@ -439,7 +524,7 @@ mod tests {
             }
             s.extend_from_slice(&inner);
             s.extend_from_slice(b"\",\"a\":[1,{\"b\":\"]}\"}],\"c\":\"\\\\\"}");
-            s.extend_from_slice(b" trailing");
+            s.extend_from_slice(b" \n trailing");
             assert_eq!(
                 string_end(&s, 5),
                 slow_string_end(&s, 5),
@@ -452,12 +537,26 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(&s)
             );
-            for (name, string_rest, container_end) in kernels() {
-                let text = String::from_utf8_lossy(&s);
-                assert_eq!(string_rest(&s, 6), slow_string_end(&s, 5), "{name}: {text}");
+            let text = String::from_utf8_lossy(&s);
+            let (string, container) = (slow_string_end(&s, 5), slow_container_end(&s, 0));
+            assert_eq!(string_end_in_line(&s, 5), in_line(&s, 5, string), "{text}");
+            assert_eq!(
+                container_end_in_line(&s, 0),
+                in_line(&s, 0, container),
+                "{text}"
+            );
+            for (name, [string_rest, container_end, string_in_line, container_in_line]) in kernels()
+            {
+                assert_eq!(string_rest(&s, 6), string, "{name}: {text}");
+                assert_eq!(container_end(&s, 0), container, "{name}: {text}");
                 assert_eq!(
-                    container_end(&s, 0),
-                    slow_container_end(&s, 0),
+                    string_in_line(&s, 6),
+                    in_line(&s, 6, string),
+                    "{name}: {text}"
+                );
+                assert_eq!(
+                    container_in_line(&s, 0),
+                    in_line(&s, 0, container),
                     "{name}: {text}"
                 );
             }

@@ -6,7 +6,7 @@
 //! nobody asks for are skipped with `memchr`, and only the few small values we
 //! need are decoded. Malformed input ends the walk early; it never panics.
 
-use crate::json_blocks::{container_end, string_end};
+use crate::json_blocks::{container_end, container_end_in_line, string_end, string_end_in_line};
 use memchr::memchr;
 use std::borrow::Cow;
 
@@ -15,7 +15,10 @@ use std::borrow::Cow;
 /// Keys are the raw bytes between the quotes (escapes are not decoded: the keys
 /// we look for never contain any). The iterator stops at the end of the object
 /// or at the first syntax error.
-pub struct Fields<'a> {
+///
+/// With `IN_LINE`, the object must end before the next raw newline: the walk
+/// stops at one (see [`Fields::in_line`]).
+pub struct Fields<'a, const IN_LINE: bool = false> {
     buf: &'a [u8],
     pos: usize,
     done: bool,
@@ -26,7 +29,7 @@ impl<'a> Fields<'a> {
     /// Starts walking the object that begins at the first non-space byte of
     /// `buf`. Anything that is not an object yields no members.
     pub fn new(buf: &'a [u8]) -> Self {
-        let start = skip_ws(buf, 0);
+        let start = skip_ws::<false>(buf, 0);
         let ok = buf.get(start) == Some(&b'{');
         Fields {
             buf,
@@ -37,7 +40,36 @@ impl<'a> Fields<'a> {
     }
 }
 
-impl<'a> Iterator for Fields<'a> {
+impl<'a> Fields<'a, true> {
+    /// Starts walking the object at the start of `buf` (after spaces or
+    /// tabs), where `buf` runs on past the end of its line: the walk stops at
+    /// the first raw newline, wherever it is. Once the walk has stopped,
+    /// [`Fields::line_end`] says whether the object was the whole line.
+    pub fn in_line(buf: &'a [u8]) -> Self {
+        let start = skip_ws::<true>(buf, 0);
+        let ok = buf.get(start) == Some(&b'{');
+        Fields {
+            buf,
+            pos: start + 1,
+            done: !ok,
+            object: ok,
+        }
+    }
+
+    /// Once the walk has stopped: the index of the newline that ends the
+    /// line, when the object closed at its top level and only spaces, tabs
+    /// or carriage returns follow it on the line.
+    pub fn line_end(&self) -> Option<usize> {
+        let p = skip_ws::<true>(self.buf, self.pos);
+        if !self.object || self.buf.get(p) != Some(&b'}') {
+            return None;
+        }
+        let end = skip_ws::<true>(self.buf, p + 1);
+        (self.buf.get(end) == Some(&b'\n')).then_some(end)
+    }
+}
+
+impl<'a, const IN_LINE: bool> Iterator for Fields<'a, IN_LINE> {
     type Item = (&'a [u8], &'a [u8]);
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -52,14 +84,16 @@ impl<'a> Iterator for Fields<'a> {
     }
 }
 
-impl<'a> Fields<'a> {
+impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
     /// Whether the walk, once it has stopped, ended at the object's closing
     /// brace with nothing but whitespace after it: the object is whole at
     /// its top level (a line cut short or followed by more text is not).
     /// Nested values are checked only as far as finding their ends.
     pub fn closed(&self) -> bool {
-        let p = skip_ws(self.buf, self.pos);
-        self.object && self.buf.get(p) == Some(&b'}') && skip_ws(self.buf, p + 1) == self.buf.len()
+        let p = skip_ws::<IN_LINE>(self.buf, self.pos);
+        self.object
+            && self.buf.get(p) == Some(&b'}')
+            && skip_ws::<IN_LINE>(self.buf, p + 1) == self.buf.len()
     }
 
     fn member(&mut self) -> Option<(&'a [u8], &'a [u8])> {
@@ -71,25 +105,29 @@ impl<'a> Fields<'a> {
     /// Reads the next key and its colon; returns the key and where its value starts.
     fn key(&mut self) -> Option<(&'a [u8], usize)> {
         let buf = self.buf;
-        let mut p = skip_ws(buf, self.pos);
+        let mut p = skip_ws::<IN_LINE>(buf, self.pos);
         if buf.get(p) == Some(&b',') {
-            p = skip_ws(buf, p + 1);
+            p = skip_ws::<IN_LINE>(buf, p + 1);
         }
         if buf.get(p) != Some(&b'"') {
             return None; // `}` or garbage
         }
-        let key_end = string_end(buf, p)?;
+        let key_end = if IN_LINE {
+            string_end_in_line(buf, p)?
+        } else {
+            string_end(buf, p)?
+        };
         let key = &buf[p + 1..key_end - 1];
-        p = skip_ws(buf, key_end);
+        p = skip_ws::<IN_LINE>(buf, key_end);
         if buf.get(p) != Some(&b':') {
             return None;
         }
-        Some((key, skip_ws(buf, p + 1)))
+        Some((key, skip_ws::<IN_LINE>(buf, p + 1)))
     }
 
     /// Moves past the value starting at `start`; returns its end.
     fn skip_value(&mut self, start: usize) -> Option<usize> {
-        let end = value_end(self.buf, start)?;
+        let end = value_end::<IN_LINE>(self.buf, start)?;
         self.pos = end;
         Some(end)
     }
@@ -112,7 +150,7 @@ pub struct Elements<'a> {
 impl<'a> Elements<'a> {
     /// Starts walking the array that begins at the first non-space byte.
     pub fn new(buf: &'a [u8]) -> Self {
-        let start = skip_ws(buf, 0);
+        let start = skip_ws::<false>(buf, 0);
         let ok = buf.get(start) == Some(&b'[');
         Elements {
             buf,
@@ -131,7 +169,7 @@ impl<'a> Iterator for Elements<'a> {
             return None;
         }
         if let Some(current) = self.current.take() {
-            match value_end(self.buf, current) {
+            match value_end::<false>(self.buf, current) {
                 Some(end) => self.pos = end,
                 None => {
                     self.done = true;
@@ -139,9 +177,9 @@ impl<'a> Iterator for Elements<'a> {
                 }
             }
         }
-        let mut p = skip_ws(self.buf, self.pos);
+        let mut p = skip_ws::<false>(self.buf, self.pos);
         if self.buf.get(p) == Some(&b',') {
-            p = skip_ws(self.buf, p + 1);
+            p = skip_ws::<false>(self.buf, p + 1);
         }
         if matches!(self.buf.get(p), None | Some(b']')) {
             self.done = true;
@@ -168,7 +206,7 @@ pub fn field_start<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
 
 /// Length of the JSON value at the start of `buf`.
 pub fn value_len(buf: &[u8]) -> Option<usize> {
-    value_end(buf, 0)
+    value_end::<false>(buf, 0)
 }
 
 /// The raw value of member `key` of the object `obj`, if present.
@@ -176,17 +214,23 @@ pub fn field<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     Fields::new(obj).find(|(k, _)| *k == key).map(|(_, v)| v)
 }
 
-fn skip_ws(buf: &[u8], mut p: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = buf.get(p) {
+/// Past the whitespace at `p`; within a line, a newline is not whitespace.
+fn skip_ws<const IN_LINE: bool>(buf: &[u8], mut p: usize) -> usize {
+    while let Some(&b) = buf.get(p) {
+        if !(matches!(b, b' ' | b'\t' | b'\r') || (!IN_LINE && b == b'\n')) {
+            break;
+        }
         p += 1;
     }
     p
 }
 
 /// Returns the index just past the JSON value starting at `start`.
-fn value_end(buf: &[u8], start: usize) -> Option<usize> {
+fn value_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
     match buf.get(start)? {
+        b'"' if IN_LINE => string_end_in_line(buf, start),
         b'"' => string_end(buf, start),
+        b'{' | b'[' if IN_LINE => container_end_in_line(buf, start),
         b'{' | b'[' => container_end(buf, start),
         _ => {
             // number, true, false, null: runs until a delimiter
@@ -298,6 +342,35 @@ mod tests {
             "",
         ] {
             assert!(!closed(broken), "{broken}");
+        }
+    }
+
+    #[test]
+    fn a_walk_within_a_line_stops_at_its_newline_and_finds_where_it_ends() {
+        let walk = |s: &str| {
+            let mut fields = Fields::in_line(s.as_bytes());
+            let n = fields.by_ref().count();
+            (n, fields.line_end())
+        };
+        assert_eq!(
+            walk("{\"a\":1,\"b\":{\"c\":\"d\"}}\n{\"e\":2}\n"),
+            (2, Some(21))
+        );
+        assert_eq!(walk(" {\"a\":[1]} \r\nrest"), (1, Some(12)));
+        assert_eq!(walk("{}\n"), (0, Some(2)));
+        // A raw newline anywhere before the object closes ends the walk.
+        for cut in [
+            "{\"a\":\"x\ny\"}\n",
+            "{\"a\":{\"b\":\"x\ny\"}}\n",
+            "{\"a\":\n1}\n",
+            "{\"a\"\n:1}\n",
+            "\n{\"a\":1}\n",
+        ] {
+            assert_eq!(walk(cut).1, None, "{cut:?}");
+        }
+        // Closed but not the whole line, or no newline yet.
+        for other in ["{\"a\":1} x\n", "{\"a\":1}", "[1]\n", "{\"a\":1"] {
+            assert_eq!(walk(other).1, None, "{other:?}");
         }
     }
 

@@ -12,7 +12,6 @@ use super::prompt::prompt_text;
 use super::usage::{response_key, Usage, UsageGroups};
 use crate::json_scan::{as_str, as_u64, field, field_start, is_true, Elements, Fields};
 use crate::text::truncate_utf16;
-use memchr::memchr_iter;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -101,37 +100,57 @@ struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
+    /// The members of a line (without its `\n`); `None` when it has none.
     fn read(raw: &'a [u8]) -> Option<Line<'a>> {
         let mut line = Line::default();
         let mut any = false;
         for (key, value) in Fields::new(raw) {
             any = true;
-            match key {
-                b"type" => line.kind = value,
-                b"subtype" => line.subtype = value,
-                b"isSidechain" => line.sidechain = is_true(value),
-                b"isMeta" => line.meta = is_true(value),
-                b"isCompactSummary" => line.compact_summary = is_true(value),
-                b"timestamp" => line.timestamp = Some(value),
-                b"message" => line.message = Some(value),
-                b"requestId" => line.request_id = Some(value),
-                b"sessionId" => line.session_id = Some(value),
-                b"agentId" => line.agent_id = Some(value),
-                b"cwd" => line.cwd = Some(value),
-                b"gitBranch" => line.git_branch = Some(value),
-                b"slug" => line.slug = Some(value),
-                b"version" => line.version = Some(value),
-                b"uuid" => line.uuid = Some(value),
-                b"parentUuid" => line.parent_uuid = Some(value),
-                b"data" => line.data = Some(value),
-                b"customTitle" => line.custom_title = Some(value),
-                b"aiTitle" => line.ai_title = Some(value),
-                b"summary" => line.summary = Some(value),
-                b"leafUuid" => line.leaf_uuid = Some(value),
-                _ => {}
-            }
+            line.take(key, value);
         }
         any.then_some(line)
+    }
+
+    /// The line at the start of `bytes` and the index of the newline that
+    /// ends it, when the line is one whole object: found in the same walk as
+    /// its members, without searching for the newline first. `None` for any
+    /// other line (not an object, cut short, followed by more text, no
+    /// newline yet), which is then split and read the plain way.
+    fn read_through_newline(bytes: &'a [u8]) -> Option<(Line<'a>, usize)> {
+        let mut line = Line::default();
+        let mut fields = Fields::in_line(bytes);
+        for (key, value) in fields.by_ref() {
+            line.take(key, value);
+        }
+        Some((line, fields.line_end()?))
+    }
+
+    /// Keeps the member `key` if the fold uses it.
+    fn take(&mut self, key: &[u8], value: &'a [u8]) {
+        match key {
+            b"type" => self.kind = value,
+            b"subtype" => self.subtype = value,
+            b"isSidechain" => self.sidechain = is_true(value),
+            b"isMeta" => self.meta = is_true(value),
+            b"isCompactSummary" => self.compact_summary = is_true(value),
+            b"timestamp" => self.timestamp = Some(value),
+            b"message" => self.message = Some(value),
+            b"requestId" => self.request_id = Some(value),
+            b"sessionId" => self.session_id = Some(value),
+            b"agentId" => self.agent_id = Some(value),
+            b"cwd" => self.cwd = Some(value),
+            b"gitBranch" => self.git_branch = Some(value),
+            b"slug" => self.slug = Some(value),
+            b"version" => self.version = Some(value),
+            b"uuid" => self.uuid = Some(value),
+            b"parentUuid" => self.parent_uuid = Some(value),
+            b"data" => self.data = Some(value),
+            b"customTitle" => self.custom_title = Some(value),
+            b"aiTitle" => self.ai_title = Some(value),
+            b"summary" => self.summary = Some(value),
+            b"leafUuid" => self.leaf_uuid = Some(value),
+            _ => {}
+        }
     }
 }
 
@@ -303,9 +322,18 @@ impl TranscriptFacts {
     /// that a later call (or [`TranscriptFacts::with_partial_line`]) handles.
     pub fn feed(&mut self, bytes: &[u8]) -> usize {
         let mut start = 0;
-        for nl in memchr_iter(b'\n', bytes) {
-            self.feed_line(&bytes[start..nl]);
-            start = nl + 1;
+        while start < bytes.len() {
+            let rest = &bytes[start..];
+            if let Some((line, nl)) = Line::read_through_newline(rest) {
+                self.line_count += 1;
+                self.fold_line(&line);
+                start += nl + 1;
+            } else if let Some(nl) = memchr::memchr(b'\n', rest) {
+                self.feed_line(&rest[..nl]);
+                start += nl + 1;
+            } else {
+                break;
+            }
         }
         start
     }
@@ -333,14 +361,18 @@ impl TranscriptFacts {
             return;
         }
         self.line_count += 1;
-        let Some(line) = Line::read(raw) else {
-            return; // not JSON: counted, nothing else
-        };
-        self.note_envelope(&line);
+        if let Some(line) = Line::read(raw) {
+            self.fold_line(&line);
+        } // else not JSON: counted, nothing else
+    }
+
+    /// Folds the members of a counted line.
+    fn fold_line(&mut self, line: &Line<'_>) {
+        self.note_envelope(line);
         match line.kind {
-            b"\"assistant\"" => self.note_assistant(&line),
-            b"\"user\"" => self.note_user(&line),
-            b"\"progress\"" => self.note_progress(&line),
+            b"\"assistant\"" => self.note_assistant(line),
+            b"\"user\"" => self.note_user(line),
+            b"\"progress\"" => self.note_progress(line),
             b"\"system\"" if line.subtype == b"\"compact_boundary\"" && !line.sidechain => {
                 self.compactions += 1;
             }
@@ -538,6 +570,57 @@ mod tests {
         let mut f = TranscriptFacts::default();
         let used = f.feed(text.as_bytes());
         f.with_partial_line(&text.as_bytes()[used..]).into_owned()
+    }
+
+    /// Facts as comparable text (sets by their sorted contents).
+    fn shape(f: &TranscriptFacts) -> String {
+        let mut leaves: Vec<_> = f.leaves.iter().collect();
+        leaves.sort();
+        let (totals, responses) = (f.usage.totals(), f.usage.responses());
+        let mut f = f.clone();
+        f.leaves.clear();
+        f.usage = Default::default();
+        format!("{f:?} {leaves:?} {totals:?} {responses}")
+    }
+
+    #[test]
+    fn lines_read_through_their_newline_fold_as_lines_split_first_do() {
+        let lines = [
+            r#"{"type":"user","sessionId":"s1","cwd":"/r","uuid":"00000000-0000-0000-0000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#,
+            "{}",
+            "  {\"type\":\"user\",\"gitBranch\":\"a\"} \r",
+            r#"{"type":"user","gitBranch":"b"} trailing"#,
+            r#"{"type":"user","gitBranch":"c""#,
+            r#"{"type":"assistant","message":{"id":"m1","model":"x","usage":{"input_tokens":5,"output_tokens":7}},"requestId":"r1"}"#,
+            r#"{"type":"assistant","message":{"id":"m2","model":"y","usage":{"input_tokens":1,"#,
+            r#"  "output_tokens":2}},"requestId":"r2"}"#,
+            r#"{"type":"user","gitBranch":"broken"#,
+            r#"string","version":"9"}"#,
+            r#"{"type":"user","gitBranch":"d","n":12"#,
+            r#"}"#,
+            "",
+            "   ",
+            "not json",
+            r#"{"type":"progress","data":{"type":"agent_progress","message":{"type":"assistant","message":{"id":"m3","usage":{"output_tokens":3}}}}}"#,
+            r#"{"type":"summary","summary":"title","leafUuid":"00000000-0000-0000-0000-000000000001"}"#,
+            &format!(
+                r#"{{"type":"user","gitBranch":"long{}","slug":"x"}}"#,
+                "x".repeat(100)
+            ),
+            &format!(r#"{{"type":"user","data":"{}"#, "\\\"".repeat(40)),
+            &format!(r#"{}","version":"8"}}"#, "y".repeat(70)),
+        ];
+        let text = lines.join("\n") + "\n";
+        let mut through = TranscriptFacts::default();
+        let used = through.feed(text.as_bytes());
+        assert_eq!(used, text.len());
+        let mut split = TranscriptFacts::default();
+        for line in text.split_terminator('\n') {
+            split.feed_line(line.as_bytes());
+        }
+        assert_eq!(shape(&through), shape(&split));
+        assert_eq!(through.line_count, 18);
+        assert_eq!(through.git_branch.as_deref(), Some("longxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
     }
 
     #[test]
