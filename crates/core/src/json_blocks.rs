@@ -230,24 +230,14 @@ fn blocks<K: Kernel, T>(
 }
 
 /// Given `buf[start] == b'"'`, the index just past the closing quote.
+/// `IN_LINE`: the string must end before the next raw newline (`buf` runs on
+/// past the end of the line being read), `None` when one comes first.
 ///
-/// Short strings (keys, ids) end at the first quote `memchr` finds; a string
-/// that has shown a few escaped quotes is finished block by block.
-#[inline]
-pub fn string_end(buf: &[u8], start: usize) -> Option<usize> {
-    string_end_with::<false>(buf, start)
-}
-
-/// [`string_end`] for a string that must end before the next raw newline
-/// (`buf` runs on past the end of the line being read): `None` when one
-/// comes first.
-#[inline]
-pub fn string_end_in_line(buf: &[u8], start: usize) -> Option<usize> {
-    string_end_with::<true>(buf, start)
-}
-
+/// Short strings (keys, ids, times) end within a 32-byte window; longer
+/// ones at the first quote `memchr` finds; a string that has shown a few
+/// escaped quotes is finished block by block.
 #[inline(always)]
-fn string_end_with<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
+pub fn string_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
     match short_string_end::<IN_LINE>(buf, start + 1) {
         Short::Ends(end) => Some(end),
         Short::NewlineFirst => None,
@@ -366,19 +356,9 @@ fn string_rest<K: Kernel, const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<u
 }
 
 /// Given `buf[start]` is `{` or `[`, the index just past its matching close.
-pub fn container_end(buf: &[u8], start: usize) -> Option<usize> {
-    container_end_to::<false>(buf, start)
-}
-
-/// [`container_end`] for a value that must end before the next raw newline
-/// (`buf` runs on past the end of the line being read): `None` when one
-/// comes first.
-pub fn container_end_in_line(buf: &[u8], start: usize) -> Option<usize> {
-    container_end_to::<true>(buf, start)
-}
-
-#[inline(always)]
-fn container_end_to<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
+/// `IN_LINE`: the value must end before the next raw newline (`buf` runs on
+/// past the end of the line being read), `None` when one comes first.
+pub fn container_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     if avx2::available() {
         // SAFETY: this CPU has the features the function is compiled for.
@@ -526,22 +506,22 @@ mod tests {
             s.extend_from_slice(b"\",\"a\":[1,{\"b\":\"]}\"}],\"c\":\"\\\\\"}");
             s.extend_from_slice(b" \n trailing");
             assert_eq!(
-                string_end(&s, 5),
+                string_end::<false>(&s, 5),
                 slow_string_end(&s, 5),
                 "{}",
                 String::from_utf8_lossy(&s)
             );
             assert_eq!(
-                container_end(&s, 0),
+                container_end::<false>(&s, 0),
                 slow_container_end(&s, 0),
                 "{}",
                 String::from_utf8_lossy(&s)
             );
             let text = String::from_utf8_lossy(&s);
             let (string, container) = (slow_string_end(&s, 5), slow_container_end(&s, 0));
-            assert_eq!(string_end_in_line(&s, 5), in_line(&s, 5, string), "{text}");
+            assert_eq!(string_end::<true>(&s, 5), in_line(&s, 5, string), "{text}");
             assert_eq!(
-                container_end_in_line(&s, 0),
+                container_end::<true>(&s, 0),
                 in_line(&s, 0, container),
                 "{text}"
             );
@@ -565,12 +545,12 @@ mod tests {
 
     #[test]
     fn unterminated_values_end_nowhere() {
-        assert_eq!(string_end(br#""abc"#, 0), None);
-        assert_eq!(string_end(br#""abc\""#, 0), None);
-        assert_eq!(container_end(br#"{"a":[1,2}"#, 0), None);
-        assert_eq!(container_end(br#"{"a":"}"#, 0), None);
-        assert_eq!(container_end(b"]", 0), None);
+        assert_eq!(string_end::<false>(br#""abc"#, 0), None);
+        assert_eq!(string_end::<false>(br#""abc\""#, 0), None);
+        assert_eq!(container_end::<false>(br#"{"a":[1,2}"#, 0), None);
+        assert_eq!(container_end::<false>(br#"{"a":"}"#, 0), None);
+        assert_eq!(container_end::<false>(b"]", 0), None);
         let long = format!("\"{}\"", "x".repeat(200));
-        assert_eq!(string_end(long.as_bytes(), 0), Some(202));
+        assert_eq!(string_end::<false>(long.as_bytes(), 0), Some(202));
     }
 }

@@ -6,7 +6,7 @@
 //! nobody asks for are skipped with `memchr`, and only the few small values we
 //! need are decoded. Malformed input ends the walk early; it never panics.
 
-use crate::json_blocks::{container_end, container_end_in_line, string_end, string_end_in_line};
+use crate::json_blocks::{container_end, string_end};
 use memchr::memchr;
 use std::borrow::Cow;
 
@@ -29,14 +29,7 @@ impl<'a> Fields<'a> {
     /// Starts walking the object that begins at the first non-space byte of
     /// `buf`. Anything that is not an object yields no members.
     pub fn new(buf: &'a [u8]) -> Self {
-        let start = skip_ws::<false>(buf, 0);
-        let ok = buf.get(start) == Some(&b'{');
-        Fields {
-            buf,
-            pos: start + 1,
-            done: !ok,
-            object: ok,
-        }
+        Self::starting(buf)
     }
 }
 
@@ -46,26 +39,15 @@ impl<'a> Fields<'a, true> {
     /// the first raw newline, wherever it is. Once the walk has stopped,
     /// [`Fields::line_end`] says whether the object was the whole line.
     pub fn in_line(buf: &'a [u8]) -> Self {
-        let start = skip_ws::<true>(buf, 0);
-        let ok = buf.get(start) == Some(&b'{');
-        Fields {
-            buf,
-            pos: start + 1,
-            done: !ok,
-            object: ok,
-        }
+        Self::starting(buf)
     }
 
     /// Once the walk has stopped: the index of the newline that ends the
     /// line, when the object closed at its top level and only spaces, tabs
     /// or carriage returns follow it on the line.
     pub fn line_end(&self) -> Option<usize> {
-        let p = skip_ws::<true>(self.buf, self.pos);
-        if !self.object || self.buf.get(p) != Some(&b'}') {
-            return None;
-        }
-        let end = skip_ws::<true>(self.buf, p + 1);
-        (self.buf.get(end) == Some(&b'\n')).then_some(end)
+        self.past_close()
+            .filter(|&end| self.buf.get(end) == Some(&b'\n'))
     }
 }
 
@@ -85,15 +67,30 @@ impl<'a, const IN_LINE: bool> Iterator for Fields<'a, IN_LINE> {
 }
 
 impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
+    fn starting(buf: &'a [u8]) -> Self {
+        let start = skip_ws::<IN_LINE>(buf, 0);
+        let ok = buf.get(start) == Some(&b'{');
+        Fields {
+            buf,
+            pos: start + 1,
+            done: !ok,
+            object: ok,
+        }
+    }
+
+    /// Once the walk has stopped at the object's closing brace: where the
+    /// whitespace after it ends.
+    fn past_close(&self) -> Option<usize> {
+        let p = skip_ws::<IN_LINE>(self.buf, self.pos);
+        (self.object && self.buf.get(p) == Some(&b'}')).then(|| skip_ws::<IN_LINE>(self.buf, p + 1))
+    }
+
     /// Whether the walk, once it has stopped, ended at the object's closing
     /// brace with nothing but whitespace after it: the object is whole at
     /// its top level (a line cut short or followed by more text is not).
     /// Nested values are checked only as far as finding their ends.
     pub fn closed(&self) -> bool {
-        let p = skip_ws::<IN_LINE>(self.buf, self.pos);
-        self.object
-            && self.buf.get(p) == Some(&b'}')
-            && skip_ws::<IN_LINE>(self.buf, p + 1) == self.buf.len()
+        self.past_close() == Some(self.buf.len())
     }
 
     fn member(&mut self) -> Option<(&'a [u8], &'a [u8])> {
@@ -112,11 +109,7 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
         if buf.get(p) != Some(&b'"') {
             return None; // `}` or garbage
         }
-        let key_end = if IN_LINE {
-            string_end_in_line(buf, p)?
-        } else {
-            string_end(buf, p)?
-        };
+        let key_end = string_end::<IN_LINE>(buf, p)?;
         let key = &buf[p + 1..key_end - 1];
         p = skip_ws::<IN_LINE>(buf, key_end);
         if buf.get(p) != Some(&b':') {
@@ -228,10 +221,8 @@ fn skip_ws<const IN_LINE: bool>(buf: &[u8], mut p: usize) -> usize {
 /// Returns the index just past the JSON value starting at `start`.
 fn value_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
     match buf.get(start)? {
-        b'"' if IN_LINE => string_end_in_line(buf, start),
-        b'"' => string_end(buf, start),
-        b'{' | b'[' if IN_LINE => container_end_in_line(buf, start),
-        b'{' | b'[' => container_end(buf, start),
+        b'"' => string_end::<IN_LINE>(buf, start),
+        b'{' | b'[' => container_end::<IN_LINE>(buf, start),
         _ => {
             // number, true, false, null: runs until a delimiter
             let len = buf[start..]

@@ -21,7 +21,7 @@ pub const PROMPT_PREVIEW_UNITS: usize = 200;
 /// Everything one transcript file says about its session. Kept on disk by
 /// the persistent scan cache: a change to its fields or to what the fold
 /// puts in them needs a new [`FORMAT`](super::scan_store::FORMAT).
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TranscriptFacts {
     /// Non-blank lines, parsable or not (the reference's `lineCount`).
     pub line_count: u64,
@@ -572,17 +572,6 @@ mod tests {
         f.with_partial_line(&text.as_bytes()[used..]).into_owned()
     }
 
-    /// Facts as comparable text (sets by their sorted contents).
-    fn shape(f: &TranscriptFacts) -> String {
-        let mut leaves: Vec<_> = f.leaves.iter().collect();
-        leaves.sort();
-        let (totals, responses) = (f.usage.totals(), f.usage.responses());
-        let mut f = f.clone();
-        f.leaves.clear();
-        f.usage = Default::default();
-        format!("{f:?} {leaves:?} {totals:?} {responses}")
-    }
-
     #[test]
     fn lines_read_through_their_newline_fold_as_lines_split_first_do() {
         let lines = [
@@ -618,7 +607,7 @@ mod tests {
         for line in text.split_terminator('\n') {
             split.feed_line(line.as_bytes());
         }
-        assert_eq!(shape(&through), shape(&split));
+        assert_eq!(through, split);
         assert_eq!(through.line_count, 18);
         assert_eq!(through.git_branch.as_deref(), Some("longxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
     }

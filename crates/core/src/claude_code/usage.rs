@@ -41,14 +41,14 @@ impl Usage {
 }
 
 /// One response's usage and whether it was only ever seen on sidechain lines.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 struct Group {
     usage: Usage,
     sidechain: bool,
 }
 
 /// Usage of the lines of one or more files, deduplicated by response.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UsageGroups {
     groups: Groups,
     /// Lines with usage but no `message.id`: nothing to group them by.
@@ -67,6 +67,14 @@ enum Groups {
     /// every response of every file, and reading a list costs a fraction of
     /// filling a map. Indexed only if more lines are folded in.
     Listed(Vec<(u128, Group)>),
+}
+
+/// The same responses with the same usage, in either form.
+impl PartialEq for Groups {
+    fn eq(&self, other: &Self) -> bool {
+        let map = |g: &Groups| g.pairs().collect::<HashMap<u128, Group>>();
+        self.len() == other.len() && map(self) == map(other)
+    }
 }
 
 impl Default for Groups {
