@@ -58,11 +58,27 @@ export function openclawEnv(state, home, extra = {}) {
   return { ...env, ...extra, OPENCLAW_STATE_DIR: state, HOME: home, PATH: `${bin}${path.delimiter}${env.PATH}`, NO_COLOR: '1' };
 }
 
-/** Runs `node24 args…` to completion; throws with its output when it fails. */
-export function runNode24(args, { env, timeout = 120_000, allowFailure = false } = {}) {
-  const r = spawnSync(node24(), args, { env, timeout, encoding: 'utf8', maxBuffer: 64 << 20 });
+/** The status coreutils `timeout` exits with when the command ran out of time. */
+const TIMED_OUT = 124;
+
+/** Runs `node24 args…` to completion; throws with its output when it fails.
+ *  Coreutils `timeout` runs it in a process group of its own, so a run that
+ *  outlives `timeout` ms is killed with every process it started (OpenClaw's
+ *  CLI respawns itself). `rerunIfHung` is for read-only OpenClaw commands:
+ *  OpenClaw 2026.9.6 was seen once (CI, stop 26) to print a whole
+ *  `doctor --session-sqlite inspect` report and then not exit; such a run is
+ *  run once more, and a second hang fails. */
+export function runNode24(args, { env, timeout = 120_000, allowFailure = false, rerunIfHung = false } = {}) {
+  const once = () => spawnSync('timeout', ['--kill-after=5', `${timeout / 1000}`, node24(), ...args], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const hung = (r) => r.status === TIMED_OUT || r.status === 128 + 9;
+  let r = once();
+  if (rerunIfHung && hung(r)) {
+    console.error(`# node24 ${args.join(' ')} did not exit in ${timeout / 1000} s (${r.stdout.length} bytes printed); running it once more`);
+    r = once();
+  }
   if (!allowFailure && r.status !== 0) {
-    throw new Error(`node24 ${args.join(' ')} exited ${r.status ?? r.signal}\n${r.stdout}\n${r.stderr}`);
+    const how = hung(r) ? `did not exit in ${timeout / 1000} s` : `exited ${r.status ?? r.signal}`;
+    throw new Error(`node24 ${args.join(' ')} ${how}\n${r.stdout}\n${r.stderr}`);
   }
   return r;
 }

@@ -51,7 +51,7 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   // 1. Install, inspect, doctor.
   const installed = cli(['plugins', 'install', `npm-pack:${tgz}`, '--force', '--accept-capabilities']);
   assert.match(installed.stdout + installed.stderr, new RegExp(`Installed plugin: ${ID}`));
-  const inspect = json(cli(['plugins', 'inspect', ID, '--runtime', '--json']).stdout);
+  const inspect = json(cli(['plugins', 'inspect', ID, '--runtime', '--json'], { rerunIfHung: true }).stdout);
   assert.deepEqual(inspect.tools.flatMap((t) => t.names).sort(), ['claude_code_sessions', 'handoff_status', 'project_status', 'select_session']);
   assert.deepEqual(Object.fromEntries(inspect.customHooks.map((h) => [h.name, h.events])), {
     [`${ID}-handoff-capture`]: ['command:new', 'command:reset'],
@@ -60,7 +60,7 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   assert.deepEqual(inspect.commands.sort(), ['clean', 'handoff']);
   assert.deepEqual(inspect.cliCommands, ['occ']);
   assert.deepEqual(inspect.diagnostics, []);
-  assert.match(cli(['plugins', 'doctor']).stdout, /checks passed/);
+  assert.match(cli(['plugins', 'doctor'], { rerunIfHung: true }).stdout, /checks passed/);
   // The config schema is strict.
   const bogus = cli(['config', 'set', `plugins.entries.${ID}.config.bogus`, '1'], { allowFailure: true });
   assert.notEqual(bogus.status, 0);
@@ -204,7 +204,7 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   const newerTgz = path.join(packDir, JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], { cwd: newer }).stdout)[0].filename);
   const swapped = cli(['plugins', 'install', `npm-pack:${newerTgz}`, '--force', '--accept-capabilities']);
   assert.match(swapped.stdout + swapped.stderr, /Applied in Gateway generation \d+/);
-  assert.equal(json(cli(['plugins', 'inspect', ID, '--runtime', '--json']).stdout).plugin.version, '0.1.1-test');
+  assert.equal(json(cli(['plugins', 'inspect', ID, '--runtime', '--json'], { rerunIfHung: true }).stdout).plugin.version, '0.1.1-test');
   assert.equal(invoke('claude_code_sessions', { repoPath: repo }).output.details.total, 1);
   assert.equal(call('health', {}).ok, true);
   assert.doesNotMatch(log, /Error: .*session-intel|TypeError|panicked/);

@@ -36,7 +36,7 @@ function read(version, state) {
 /** `openclaw doctor --session-sqlite inspect`: its issues and integrity check. */
 function inspect(version, state) {
   const r = openclawCli(version, ['doctor', '--session-sqlite', 'inspect', '--session-sqlite-agent', 'main', '--json'],
-    { env: openclawEnv(state, tempDir('osi-oc-home-')) });
+    { env: openclawEnv(state, tempDir('osi-oc-home-')), timeout: 60_000, rerunIfHung: true });
   const report = JSON.parse(r.stdout.slice(r.stdout.indexOf('{')));
   return { issues: report.targets.flatMap((t) => t.issues), integrity: report.targets.map((t) => t.dbStats?.integrityCheck) };
 }
