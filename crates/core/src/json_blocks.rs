@@ -5,6 +5,9 @@
 //! bit masks (quotes, backslashes, brackets); escaped quotes are removed with
 //! the odd-length-backslash-run trick, string interiors found with a prefix
 //! XOR, and only the brackets outside strings are looked at one by one.
+//! Once a whole block lies inside one string (tool output, file contents),
+//! the rest of that string is found by a lighter loop that looks only for
+//! its closing quote.
 //!
 //! Two kernels do the per-block work: a portable one (SSE2 on x86_64, which
 //! every x86_64 CPU has; elsewhere plain code the compiler vectorises), and
@@ -370,27 +373,69 @@ pub fn container_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<us
 #[inline(always)]
 fn container_end_with<K: Kernel, const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
     let mut depth: usize = 0;
-    blocks::<K, _>(buf, start, &mut Carry::default(), |pos, m, _, inside| {
-        let mut structural = (m.open | m.close) & !inside;
-        while structural != 0 {
-            let bit = structural.trailing_zeros();
-            structural &= structural - 1;
-            if m.open >> bit & 1 == 1 {
-                depth += 1;
-            } else {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    if IN_LINE && m.newline & ((1 << bit) - 1) != 0 {
-                        return Some(None);
+    let mut from = start;
+    loop {
+        let step = blocks::<K, _>(buf, from, &mut Carry::default(), |pos, m, _, inside| {
+            let mut structural = (m.open | m.close) & !inside;
+            while structural != 0 {
+                let bit = structural.trailing_zeros();
+                structural &= structural - 1;
+                if m.open >> bit & 1 == 1 {
+                    depth += 1;
+                } else {
+                    let Some(outer) = depth.checked_sub(1) else {
+                        return Some(Step::Fails);
+                    };
+                    depth = outer;
+                    if depth == 0 {
+                        if IN_LINE && m.newline & ((1 << bit) - 1) != 0 {
+                            return Some(Step::Fails);
+                        }
+                        return Some(Step::Ends(pos + bit as usize + 1));
                     }
-                    return Some(Some(pos + bit as usize + 1));
                 }
             }
+            if IN_LINE && m.newline != 0 {
+                Some(Step::Fails)
+            } else {
+                // A whole block inside one string: a long one (tool output,
+                // file contents), finished by the lighter string loop.
+                (inside == u64::MAX).then_some(Step::InLongString(pos + BLOCK))
+            }
+        })?;
+        match step {
+            Step::Ends(end) => return Some(end).filter(|&end| end <= buf.len()),
+            Step::Fails => return None,
+            Step::InLongString(p) => from = long_string_rest::<K, IN_LINE>(buf, p)?,
         }
-        (IN_LINE && m.newline != 0).then_some(None)
-    })
-    .flatten()
-    .filter(|&end| end <= buf.len())
+    }
+}
+
+/// Where a container walk goes from one block.
+enum Step {
+    /// The container ends just before this index.
+    Ends(usize),
+    /// It does not end well: unbalanced, or (within a line) a newline first.
+    Fails,
+    /// The block lay inside a string that goes on at this index.
+    InLongString(usize),
+}
+
+/// The end of a string that goes on at `p`, where a block that lay wholly
+/// inside it ended (a backslash run at its end may escape `buf[p]`).
+#[inline(always)]
+fn long_string_rest<K: Kernel, const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<usize> {
+    let run = buf
+        .get(..p)?
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count();
+    let escapes_next = run % 2 == 1;
+    if escapes_next && IN_LINE && buf.get(p) == Some(&b'\n') {
+        return None;
+    }
+    string_rest::<K, IN_LINE>(buf, p + usize::from(escapes_next))
 }
 
 #[cfg(test)]
@@ -539,6 +584,34 @@ mod tests {
                     in_line(&s, 0, container),
                     "{name}: {text}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn long_strings_resume_after_a_backslash_run_at_any_block_end() {
+        // Strings long enough to cover whole blocks, with a backslash run
+        // (even or odd) ending at every offset around block boundaries, and
+        // then a quote, a letter or a raw newline (escaped or not).
+        for filler in 50..210 {
+            for run in 0..6 {
+                for next in [b'"', b'x', b'\n'] {
+                    let mut s = b"{\"k\":[\"".to_vec();
+                    s.resize(s.len() + filler, b'a');
+                    s.resize(s.len() + run, b'\\');
+                    s.push(next);
+                    s.extend_from_slice(b"tail\"]} \n{\"next\":1}");
+                    let text = String::from_utf8_lossy(&s);
+                    let container = slow_container_end(&s, 0);
+                    for (name, [_, container_end, _, container_in_line]) in kernels() {
+                        assert_eq!(container_end(&s, 0), container, "{name}: {text}");
+                        assert_eq!(
+                            container_in_line(&s, 0),
+                            in_line(&s, 0, container),
+                            "{name}: {text}"
+                        );
+                    }
+                }
             }
         }
     }
