@@ -9,10 +9,12 @@
 //! the rest of that string is found by a lighter loop that looks only for
 //! its closing quote.
 //!
-//! Two kernels do the per-block work: a portable one (SSE2 on x86_64, which
+//! Kernels do the per-block work: a portable one (SSE2 on x86_64, which
 //! every x86_64 CPU has; elsewhere plain code the compiler vectorises), and
-//! on x86_64 CPUs that have them, AVX2 compares of 32 bytes and a carry-less
-//! multiplication for the prefix XOR, chosen once at run time.
+//! on x86_64 CPUs that have them, AVX2 compares of 32 bytes or AVX-512BW
+//! compares of 64 bytes straight into bit masks, with a carry-less
+//! multiplication for the prefix XOR. The fastest one the CPU runs is chosen
+//! once, at the first search.
 
 const BLOCK: usize = 64;
 const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
@@ -102,20 +104,84 @@ impl Kernel for Portable {
     }
 }
 
+/// Defines, in a kernel's module, the two searches compiled for
+/// `$features` (callable only when `available()`, which checks for them
+/// with `$detect`), and for the tests their table.
+#[cfg(target_arch = "x86_64")]
+macro_rules! searches_compiled_for {
+    ($kernel:ident, $name:literal, $features:literal, $detect:block) => {
+        /// Whether this CPU has what the searches below are compiled for
+        /// (detected once, then cached).
+        #[inline]
+        pub fn available() -> bool {
+            $detect
+        }
+
+        /// [`super::string_rest`] with this kernel.
+        #[target_feature(enable = $features)]
+        pub fn string_rest<const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<usize> {
+            super::string_rest::<$kernel, IN_LINE>(buf, p)
+        }
+
+        /// [`super::container_end_with`] with this kernel.
+        #[target_feature(enable = $features)]
+        pub fn container_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
+            super::container_end_with::<$kernel, IN_LINE>(buf, start)
+        }
+
+        /// This kernel's searches, when this CPU runs them.
+        #[cfg(test)]
+        pub fn searches() -> Option<super::tests::Searches> {
+            // SAFETY (of each call below): handed out only when this CPU
+            // has the features the searches are compiled for.
+            available().then_some(super::tests::Searches {
+                name: $name,
+                string_rest: [
+                    |buf, p| unsafe { string_rest::<false>(buf, p) },
+                    |buf, p| unsafe { string_rest::<true>(buf, p) },
+                ],
+                container_end: [
+                    |buf, start| unsafe { container_end::<false>(buf, start) },
+                    |buf, start| unsafe { container_end::<true>(buf, start) },
+                ],
+            })
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+use searches_compiled_for;
+
+/// Returns `$search::<$in_line>($buf, $at)` of the fastest kernel this CPU
+/// runs, else `$portable` (the same search with the portable kernel).
+macro_rules! with_fastest_kernel {
+    ($search:ident::<$in_line:ident>($buf:expr, $at:expr), $portable:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: each is called only on a CPU that has the features it
+            // is compiled for.
+            if avx512::available() {
+                return unsafe { avx512::$search::<$in_line>($buf, $at) };
+            }
+            if avx2::available() {
+                return unsafe { avx2::$search::<$in_line>($buf, $at) };
+            }
+        }
+        $portable
+    }};
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{Kernel, Masks, BLOCK};
     use std::arch::x86_64::*;
 
-    /// AVX2 and PCLMULQDQ. Only ever inlined into functions compiled for
-    /// them ([`run`]), which are only called when [`available`].
+    /// AVX2 and PCLMULQDQ. Only ever inlined into the searches compiled
+    /// for them, which are only called when [`available`].
     pub struct Avx2;
 
-    /// Whether this CPU has what [`Avx2`] uses (detected once, then cached).
-    #[inline]
-    pub fn available() -> bool {
+    super::searches_compiled_for!(Avx2, "avx2", "avx2,pclmulqdq", {
         std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq")
-    }
+    });
 
     impl Kernel for Avx2 {
         #[inline(always)]
@@ -153,17 +219,45 @@ mod avx2 {
             }
         }
     }
+}
 
-    /// [`super::string_rest`] compiled for AVX2.
-    #[target_feature(enable = "avx2,pclmulqdq")]
-    pub fn string_rest<const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<usize> {
-        super::string_rest::<Avx2, IN_LINE>(buf, p)
-    }
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{avx2::Avx2, Kernel, Masks, BLOCK};
+    use std::arch::x86_64::*;
 
-    /// [`super::container_end_with`] compiled for AVX2.
-    #[target_feature(enable = "avx2,pclmulqdq")]
-    pub fn container_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
-        super::container_end_with::<Avx2, IN_LINE>(buf, start)
+    /// AVX-512BW and PCLMULQDQ: one compare per character class gives the
+    /// block's mask directly. Only ever inlined into the searches compiled
+    /// for them, which are only called when [`available`].
+    pub struct Avx512;
+
+    super::searches_compiled_for!(Avx512, "avx512", "avx512f,avx512bw,pclmulqdq", {
+        std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("pclmulqdq")
+    });
+
+    impl Kernel for Avx512 {
+        #[inline(always)]
+        fn masks(block: &[u8; BLOCK]) -> Masks {
+            // SAFETY: called only from code compiled for AVX-512BW on a CPU
+            // that has it; the load is unaligned and covers the array.
+            unsafe {
+                let v = _mm512_loadu_si512(block.as_ptr() as *const __m512i);
+                let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+                let eq = |v: __m512i, c: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
+                Masks {
+                    quote: eq(v, b'"'),
+                    backslash: eq(v, b'\\'),
+                    open: eq(folded, b'{'),
+                    close: eq(folded, b'}'),
+                    newline: eq(v, b'\n'),
+                }
+            }
+        }
+
+        #[inline(always)]
+        fn prefix_xor(x: u64) -> u64 {
+            Avx2::prefix_xor(x)
+        }
     }
 }
 
@@ -263,12 +357,10 @@ fn long_string_end<const IN_LINE: bool>(buf: &[u8], mut p: usize) -> Option<usiz
         }
         p = q + 1;
     }
-    #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
-        // SAFETY: this CPU has the features the function is compiled for.
-        return unsafe { avx2::string_rest::<IN_LINE>(buf, p) };
-    }
-    string_rest::<Portable, IN_LINE>(buf, p)
+    with_fastest_kernel!(
+        string_rest::<IN_LINE>(buf, p),
+        string_rest::<Portable, IN_LINE>(buf, p)
+    )
 }
 
 /// Whether string bytes `text` end in an odd run of backslashes, which
@@ -369,12 +461,10 @@ fn string_rest<K: Kernel, const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<u
 /// `IN_LINE`: the value must end before the next raw newline (`buf` runs on
 /// past the end of the line being read), `None` when one comes first.
 pub fn container_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
-        // SAFETY: this CPU has the features the function is compiled for.
-        return unsafe { avx2::container_end::<IN_LINE>(buf, start) };
-    }
-    container_end_with::<Portable, IN_LINE>(buf, start)
+    with_fastest_kernel!(
+        container_end::<IN_LINE>(buf, start),
+        container_end_with::<Portable, IN_LINE>(buf, start)
+    )
 }
 
 #[inline(always)]
@@ -479,34 +569,32 @@ mod tests {
         None
     }
 
-    type Finder = fn(&[u8], usize) -> Option<usize>;
+    /// A search from `buf[at]`: the index just past what it finds.
+    type Search = fn(&[u8], usize) -> Option<usize>;
 
-    /// Each kernel this CPU can run: its name, its string search (from just
-    /// inside a string) and its container search, anywhere and within a line.
-    fn kernels() -> Vec<(&'static str, [Finder; 4])> {
-        let mut out: Vec<(&'static str, [Finder; 4])> = vec![(
-            "portable",
-            [
+    /// One kernel's searches, each anywhere (`[0]`) and within a line (`[1]`).
+    pub(super) struct Searches {
+        pub name: &'static str,
+        pub string_rest: [Search; 2],
+        pub container_end: [Search; 2],
+    }
+
+    /// Every kernel this CPU runs, with its searches.
+    fn runnable_searches() -> Vec<Searches> {
+        let mut all = vec![Searches {
+            name: "portable",
+            string_rest: [
                 string_rest::<Portable, false>,
-                container_end_with::<Portable, false>,
                 string_rest::<Portable, true>,
+            ],
+            container_end: [
+                container_end_with::<Portable, false>,
                 container_end_with::<Portable, true>,
             ],
-        )];
+        }];
         #[cfg(target_arch = "x86_64")]
-        if avx2::available() {
-            // SAFETY: the CPU has what they are compiled for.
-            out.push((
-                "avx2",
-                [
-                    |buf, p| unsafe { avx2::string_rest::<false>(buf, p) },
-                    |buf, start| unsafe { avx2::container_end::<false>(buf, start) },
-                    |buf, p| unsafe { avx2::string_rest::<true>(buf, p) },
-                    |buf, start| unsafe { avx2::container_end::<true>(buf, start) },
-                ],
-            ));
-        }
-        out
+        all.extend([avx2::searches(), avx512::searches()].into_iter().flatten());
+        all
     }
 
     /// What a search within a line finds: what the search anywhere finds,
@@ -555,7 +643,12 @@ mod tests {
             let string = slow_string_end(&s, 5);
             assert_eq!(string_end::<false>(&s, 5), string, "{text}");
             assert_eq!(string_end::<true>(&s, 5), in_line(&s, 5, string), "{text}");
-            for (name, [string_rest, _, string_in_line, _]) in kernels() {
+            for Searches {
+                name,
+                string_rest: [string_rest, string_in_line],
+                ..
+            } in runnable_searches()
+            {
                 assert_eq!(string_rest(&s, 6), string, "{name}: {text}");
                 assert_eq!(
                     string_in_line(&s, 6),
@@ -579,7 +672,12 @@ mod tests {
             in_line(s, 0, container),
             "{text}"
         );
-        for (name, [_, anywhere, _, within_line]) in kernels() {
+        for Searches {
+            name,
+            container_end: [anywhere, within_line],
+            ..
+        } in runnable_searches()
+        {
             assert_eq!(anywhere(s, 0), container, "{name}: {text}");
             assert_eq!(
                 within_line(s, 0),
