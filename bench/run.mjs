@@ -101,7 +101,7 @@ const node = process.execPath;
 // ms later.
 const nodeOpenclaw = node24();
 const ccusageCli = fs.realpathSync(ccusage);
-const once = path.join(here, 'discover-once.mjs');
+const once = path.join(here, 'discover-once.cjs');
 const noCache = { OPENCLAW_SESSION_INTEL_CACHE: 'off' };
 // Node's own start and the addon's require: the floor of any fresh process.
 const bare = measure(node, ['-e', 'require(process.argv[1])', path.join(here, '..', 'entry.js')]);
