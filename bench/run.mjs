@@ -161,7 +161,7 @@ for (const files of [6000, 60000]) {
   const both = JSON.parse(spawnSync(node, [path.join(here, 'status-once.mjs'), repo, String(Math.max(RUNS, 9))], { encoding: 'utf8' }).stdout);
   const gitStatus = measure('git', ['-C', repo, 'status', '--short']);
   const part = JSON.parse(spawnSync(statusPart, [repo, String(Math.max(RUNS, 9))], { encoding: 'utf8' }).stdout);
-  statusRows.push({ files, ...both, gitMs: gitStatus.ms, partMs: part.medianMs });
+  statusRows.push({ files, ...both, gitMs: gitStatus.ms, partMs: part.medianMs, partFirstMs: part.firstMs });
 }
 
 // The context cleaner on a 50 MB OpenClaw transcript, against cp.
@@ -248,8 +248,8 @@ const rows = [
   [`executeEdit, SQLite session of ${(sqliteEdit.sizeOriginal / 2 ** 20).toFixed(0)} MB of events, default preset`, f(sqliteEdit.editMs), `sqlite3 .backup of the ${(bigBytes / 2 ** 20).toFixed(0)} MB database ${f(backup.ms)}: ${x(sqliteEdit.editMs, backup.ms)} (target <= 3x); ${sqliteEdit.removed} tool calls removed; peak RSS ${mb(sqliteEdit.maxRssKb)}`],
   [`listTranscripts, SQLite agent of ${listing.sessions} sessions`, f(listing.medianMs), `first call ${f(listing.firstMs)} (target < 50 ms)`],
   ...statusRows.flatMap((r) => [
-    [`gatherProjectStatus, ${r.files} files, 1000 commits`, f(r.oursMs), `reference approach ${f(r.referenceMs)} = ${x(r.referenceMs, r.oursMs)} slower (target >= 3x)`],
-    ['  of which git status', f(r.partMs), `git status --short ${f(r.gitMs)}: ${x(r.partMs, r.gitMs)} (target <= 1.5x)`],
+    [`gatherProjectStatus, ${r.files} files, 1000 commits`, f(r.oursMs), `reference approach ${f(r.referenceMs)} = ${x(r.referenceMs, r.oursMs)} slower (target >= 3x); first call in the process ${f(r.firstMs)}`],
+    ['  of which git status', f(r.partMs), `git status --short ${f(r.gitMs)}: ${x(r.partMs, r.gitMs)} (target <= 1.5x); first ${f(r.partFirstMs)}`],
   ]),
 ];
 const w0 = Math.max(...rows.map((r) => r[0].length));

@@ -594,6 +594,80 @@ fn repeated_statuses_reuse_what_did_not_change_and_see_every_change() {
     assert_eq!(untracked_listings(&root), listed + 1);
 }
 
+/// inotify watches tracked folders from the second status on: a later
+/// status stats only the folders something was reported in, and still sees
+/// every change: an edit in place of the same size with an older mtime,
+/// and a folder whose path now names another folder (its watch followed
+/// the old one away).
+#[cfg(target_os = "linux")]
+#[test]
+fn repeated_statuses_stat_only_the_folders_inotify_reported_changes_in() {
+    use session_intel_core::project_status::tracked_folders_stated;
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "watched");
+    let files = [
+        "top.txt",
+        "src/a.rs",
+        "src/deep/b.rs",
+        "src/deep/c.rs",
+        "docs/x.md",
+    ];
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for file in files {
+        write(&dir, file, "same");
+        // Older than the index: clean by stat data alone, not racily clean.
+        fs::File::options()
+            .write(true)
+            .open(dir.join(file))
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+    git_in(&dir, &["add", "."]);
+    commit(&dir, "base", 100);
+    let root = dir.join("");
+    let check = |what: &str| {
+        let git: Vec<String> = git_in(&dir, &["--no-optional-locks", "status", "--short"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(status_lines(&dir), git, "{what}");
+    };
+    check("first status: nothing watched");
+    check("second: every folder watched, then stat'ed");
+    let stated = tracked_folders_stated(&root);
+    check("third: nothing reported");
+    assert_eq!(
+        tracked_folders_stated(&root),
+        stated,
+        "no folder stat'ed again"
+    );
+
+    // (An mtime set back to the same instant would leave the change to
+    // the ctime, which git compares to the second only.)
+    let b = dir.join("src/deep/b.rs");
+    fs::write(&b, "diff").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&b)
+        .unwrap()
+        .set_modified(past - std::time::Duration::from_secs(10))
+        .unwrap();
+    check("an edit in place of the same size, mtime set back");
+    assert_eq!(
+        tracked_folders_stated(&root),
+        stated + 1,
+        "only the edited file's folder stat'ed"
+    );
+
+    fs::rename(dir.join("src"), dir.join("src-old")).unwrap();
+    write(&dir, "src/a.rs", "same");
+    write(&dir, "src/deep/b.rs", "diff");
+    write(&dir, "src/deep/c.rs", "other");
+    check("a folder above replaced");
+    check("and again");
+}
+
 #[test]
 fn a_repository_created_again_at_the_same_path_is_read_afresh() {
     let base = tempfile::tempdir().unwrap();

@@ -19,7 +19,7 @@
 use super::short_status::{
     finish, index_code, status_line, submodule_aware, worktree_code, ShortStatus,
 };
-use super::status_cache::{self, Stamp, Tracked, TrackedKey};
+use super::status_cache::{self, Findings, Stamp, Tracked, TrackedKey, Worktree};
 use git2::{Delta, DiffFindOptions, IndexEntry, Repository, Status};
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
@@ -37,17 +37,6 @@ const SKIP_WORKTREE: u16 = 1 << 14;
 const TYPE_MASK: u32 = 0o170000;
 const GITLINK: u32 = 0o160000;
 const SYMLINK: u32 = 0o120000;
-
-/// What the `lstat` of a tracked path says.
-enum Worktree {
-    /// Gone from the work tree.
-    Deleted,
-    /// Same type, different size or executable bit: modified, as git
-    /// concludes without reading it (the index records the on-disk size).
-    Modified,
-    /// Stat data differ otherwise, or too recent to trust: ask libgit2.
-    Suspect,
-}
 
 /// The status, or `None` when the repository needs libgit2's full walk.
 /// What did not change since the last status of the same work tree is
@@ -92,7 +81,7 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
     let (staged, worktree) = std::thread::scope(|scope| {
         let worktree = scope.spawn(|| {
             rayon::join(
-                || worktree_suspects(&root, entries, index_mtime),
+                || worktree_suspects(&root, key, entries, index_mtime),
                 || {
                     status_cache::untracked(&root, key, &candidates).or_else(|| {
                         let started = SystemTime::now();
@@ -196,19 +185,28 @@ fn staged_changes(
 ///
 /// The index is sorted by path, so entries of one folder are neighbours:
 /// each folder is opened once and its files are stat'ed relative to it
-/// (`fstatat`), sparing the kernel a walk down the whole path per file.
+/// (`fstatat`), sparing the kernel a walk down the whole path per file;
+/// folders nothing happened in since the last status are not stat'ed again
+/// ([`status_cache::tracked_findings`]).
 fn worktree_suspects(
     root: &Path,
+    key: TrackedKey,
     entries: &[IndexEntry],
     index_mtime: (i64, i64),
 ) -> Vec<(String, Worktree)> {
     let groups: Vec<&[IndexEntry]> = entries.chunk_by(|a, b| parent(a) == parent(b)).collect();
-    groups
-        .par_iter()
-        .flat_map_iter(|group| {
-            let dir = root.join(std::ffi::OsStr::from_bytes(parent(&group[0])));
-            let dir_fd = fs::File::open(&dir).ok();
-            group.iter().filter_map(move |e| {
+    let folders: Vec<PathBuf> = groups
+        .iter()
+        .map(|g| match parent(&g[0]) {
+            b"" => root.to_path_buf(),
+            dir => root.join(std::ffi::OsStr::from_bytes(dir)),
+        })
+        .collect();
+    status_cache::tracked_findings(root, key, &folders, |i| {
+        let dir_fd = fs::File::open(&folders[i]).ok();
+        groups[i]
+            .iter()
+            .filter_map(|e| {
                 let state = if e.mode & TYPE_MASK == GITLINK {
                     Some(Worktree::Suspect) // submodules: libgit2 decides
                 } else {
@@ -220,8 +218,8 @@ fn worktree_suspects(
                 };
                 state.map(|w| (String::from_utf8_lossy(&e.path).into_owned(), w))
             })
-        })
-        .collect()
+            .collect::<Findings>()
+    })
 }
 
 /// The folder part of an index path (`""` at the root).

@@ -11,12 +11,19 @@
 //!   time, as git's own untracked cache relies on. A listing made within a
 //!   second of a change is never reused (the change may have raced it).
 //!
-//! Tracked files are always `lstat`-ed again: an edit in place changes no
-//! directory.
+//! - What the `lstat`s of a folder's tracked files found, while the index
+//!   is the same, inotify (the [`ChangeMonitor`]) reported nothing at all in
+//!   the folder and no entry created, removed or renamed in any folder above
+//!   it up to the root. Folders are watched from the second status of a work
+//!   tree on, each before its files are stat'ed, so a one-off status adds no
+//!   watches. Where nothing can be watched (macOS, Windows, network file
+//!   systems, the watch budget spent) tracked files are always `lstat`-ed
+//!   again: an edit in place changes no directory.
 
+use crate::change_monitor::{ChangeMonitor, Ticket};
 use git2::{IndexEntry, Oid};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -67,6 +74,32 @@ pub struct TrackedKey {
     pub head_tree: Option<Oid>,
 }
 
+/// What the `lstat` of a tracked path says, when it does not vouch for the
+/// file being unchanged.
+#[derive(Debug, Clone, Copy)]
+pub enum Worktree {
+    /// Gone from the work tree.
+    Deleted,
+    /// Same type, different size or executable bit: modified, as git
+    /// concludes without reading it (the index records the on-disk size).
+    Modified,
+    /// Stat data differ otherwise, or too recent to trust: ask libgit2.
+    Suspect,
+}
+
+/// The tracked paths of one folder whose stat data do not vouch for them.
+pub type Findings = Vec<(String, Worktree)>;
+
+/// What the last status of a work tree found per folder of tracked files.
+struct TrackedScans {
+    key: TrackedKey,
+    /// Each folder and its findings, in index order.
+    folders: Vec<(PathBuf, Arc<Findings>)>,
+    /// The tickets of those folders and of every folder above them up to
+    /// the root, taken before the files were stat'ed (`None`: not watched).
+    tickets: HashMap<PathBuf, Option<Ticket>>,
+}
+
 /// Untracked paths and what they were read from.
 struct Untracked {
     key: TrackedKey,
@@ -83,6 +116,9 @@ struct Entry {
     untracked: Option<Arc<Untracked>>,
     /// Untracked walks made (diagnostics: reuse shows as no new walk).
     listings: u64,
+    scans: Option<Arc<TrackedScans>>,
+    /// Folders of tracked files stat'ed (diagnostics, as `listings`).
+    folders_stated: u64,
 }
 
 /// Work trees remembered at once; more evict an arbitrary one.
@@ -91,6 +127,10 @@ const MAX_WORK_TREES: usize = 16;
 const RACY: Duration = Duration::from_secs(1);
 
 static CACHE: LazyLock<Mutex<HashMap<PathBuf, Entry>>> = LazyLock::new(Default::default);
+
+/// The watches of tracked folders, for every work tree of the process
+/// (their own budget, apart from discovery's).
+static MONITOR: LazyLock<ChangeMonitor> = LazyLock::new(ChangeMonitor::default);
 
 fn with_entry<R>(root: &Path, f: impl FnOnce(&mut Entry) -> R) -> R {
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
@@ -115,6 +155,77 @@ pub fn tracked(root: &Path, key: TrackedKey) -> Option<Arc<Tracked>> {
 /// Remembers the tracked part of `root`.
 pub fn remember_tracked(root: &Path, key: TrackedKey, tracked: Arc<Tracked>) {
     with_entry(root, |e| e.tracked = Some((key, tracked)));
+}
+
+/// What the `lstat`s of the tracked files of each folder of `folders` (in
+/// index order) found: the last status's findings for a folder that
+/// nothing was reported in since (see the module doc), `stat(i)` for the
+/// others.
+pub fn tracked_findings(
+    root: &Path,
+    key: TrackedKey,
+    folders: &[PathBuf],
+    stat: impl Fn(usize) -> Findings + Sync,
+) -> Vec<(String, Worktree)> {
+    let last = with_entry(root, |e| e.scans.clone());
+    // From the second status of a work tree on.
+    let watching = last.is_some();
+    if watching {
+        MONITOR.refresh();
+    }
+    let above = |dir: &Path| -> Vec<PathBuf> {
+        dir.ancestors()
+            .skip(1)
+            .take_while(|a| a.starts_with(root))
+            .map(Path::to_path_buf)
+            .collect()
+    };
+    let chains: Vec<Vec<PathBuf>> = folders.iter().map(|d| above(d)).collect();
+    let mut tickets: HashMap<PathBuf, Option<Ticket>> = HashMap::new();
+    for dir in folders.iter().chain(chains.iter().flatten()) {
+        if !tickets.contains_key(dir) {
+            tickets.insert(dir.clone(), watching.then(|| MONITOR.ticket(dir)).flatten());
+        }
+    }
+    let last = last.filter(|l| l.key == key && l.folders.len() == folders.len());
+    let unchanged = |i: usize| -> Option<Arc<Findings>> {
+        let last = last.as_ref()?;
+        let (dir, findings) = &last.folders[i];
+        let same = |d: &PathBuf, contents: bool| match (last.tickets.get(d), tickets.get(d)) {
+            (Some(Some(then)), Some(Some(now))) if contents => then.same_contents(now),
+            (Some(Some(then)), Some(Some(now))) => then.same_entries(now),
+            _ => false,
+        };
+        (*dir == folders[i] && same(dir, true) && chains[i].iter().all(|d| same(d, false)))
+            .then(|| findings.clone())
+    };
+    let reused: Vec<Option<Arc<Findings>>> = (0..folders.len()).map(unchanged).collect();
+    if watching {
+        // Watched (again) before their files are stat'ed below, once each.
+        let to_watch: HashSet<&PathBuf> = (0..folders.len())
+            .filter(|&i| reused[i].is_none())
+            .flat_map(|i| std::iter::once(&folders[i]).chain(&chains[i]))
+            .collect();
+        for dir in to_watch {
+            tickets.insert(dir.clone(), MONITOR.watch(dir));
+        }
+    }
+    let stated = reused.iter().filter(|r| r.is_none()).count() as u64;
+    let found: Vec<Arc<Findings>> = reused
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, kept)| kept.unwrap_or_else(|| Arc::new(stat(i))))
+        .collect();
+    let scans = Arc::new(TrackedScans {
+        key,
+        folders: folders.iter().cloned().zip(found.iter().cloned()).collect(),
+        tickets,
+    });
+    with_entry(root, |e| {
+        e.scans = Some(scans);
+        e.folders_stated += stated;
+    });
+    found.iter().flat_map(|f| f.iter().cloned()).collect()
 }
 
 fn dir_stamps(dir: &Path) -> (Option<Stamp>, Option<Stamp>) {
@@ -198,4 +309,14 @@ pub fn untracked_listings(root: &Path) -> u64 {
         .unwrap_or_else(|e| e.into_inner())
         .get(root)
         .map_or(0, |e| e.listings)
+}
+
+/// How many folders of tracked files of the work tree at `root` had their
+/// files stat'ed in this process (the others reused their findings).
+pub fn tracked_folders_stated(root: &Path) -> u64 {
+    CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(root)
+        .map_or(0, |e| e.folders_stated)
 }
