@@ -7,7 +7,9 @@
 // each, in one run, process against process with the page cache warm:
 //   - the addon: a fresh `node` process calling discoverSessions with no
 //     cache (on this Node and on Node 24, OpenClaw's runtime, against
-//     ccusage on each) and with a warm persistent scan cache, and in one process the
+//     ccusage on each, the four processes run in turn so that their ratios
+//     share the machine's ups and downs) and with a warm persistent scan
+//     cache, and in one process the
 //     scan itself, a repeat call and a call after one appended line;
 //   - a faithful JS port of the reference discoverSessions (readline + JSON.parse);
 //   - ccusage `session --offline --json` (installed here from npm, pinned);
@@ -72,18 +74,27 @@ const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length
 
 /** Wall time (median of RUNS), peak RSS and every run's output of a whole process. */
 function measure(cmd, args, env = {}) {
-  const times = [];
-  const outputs = [];
-  let maxRssKb = 0;
+  return measureAlternating([[cmd, args, env]])[0];
+}
+
+/**
+ * `measure` of several processes, run in turn (one run of each, RUNS
+ * times), so that the ratios between them are taken over the same stretch
+ * of a shared machine's ups and downs.
+ */
+function measureAlternating(processes) {
+  const runs = processes.map(() => ({ times: [], outputs: [], maxRssKb: 0 }));
   for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30, encoding: 'utf8' });
-    times.push(performance.now() - t);
-    if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
-    outputs.push(r.stdout);
-    maxRssKb = Math.max(maxRssKb, Number(r.stderr.trim().split('\n').pop()));
+    processes.forEach(([cmd, args, env = {}], p) => {
+      const t = performance.now();
+      const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30, encoding: 'utf8' });
+      runs[p].times.push(performance.now() - t);
+      if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+      runs[p].outputs.push(r.stdout);
+      runs[p].maxRssKb = Math.max(runs[p].maxRssKb, Number(r.stderr.trim().split('\n').pop()));
+    });
   }
-  return { ms: median(times), stdout: outputs[outputs.length - 1], outputs, maxRssKb };
+  return runs.map(({ times, outputs, maxRssKb }) => ({ ms: median(times), stdout: outputs[outputs.length - 1], outputs, maxRssKb }));
 }
 
 /** Each number the runs of a process printed (as JSON), the median over the runs. */
@@ -121,7 +132,14 @@ function discovery(shape) {
   spawnSync('cat', all, { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 }); // warm the page cache
   const wc = measure('wc', ['-l', ...all]);
   const args = [once, c.repo, c.claudeDir, c.stateDir];
-  const cold = measure(node, [...args, '--json-out', ours], noCache);
+  // The fresh no-cache process and ccusage, on Node 20 and on Node 24,
+  // alternating: the ratios between them are the targets.
+  const [cold, cc, coldOpenclaw, ccOpenclaw] = measureAlternating([
+    [node, [...args, '--json-out', ours], noCache],
+    [ccusage, ['session', '--offline', '--json'], { CLAUDE_CONFIG_DIR: c.claudeDir }],
+    [nodeOpenclaw, args, noCache],
+    [nodeOpenclaw, [ccusageCli, 'session', '--offline', '--json'], { CLAUDE_CONFIG_DIR: c.claudeDir }],
+  ]);
   const cacheDir = path.join(here, '.cache', `scan-cache-${shape}`);
   fs.rmSync(cacheDir, { recursive: true, force: true });
   const withCache = { OPENCLAW_SESSION_INTEL_CACHE_DIR: cacheDir };
@@ -129,9 +147,6 @@ function discovery(shape) {
   const warm = measure(node, args, withCache);
   const inProcess = medianOfRuns(measure(node, [...args, '--repeat'], noCache).outputs);
   const reference = measure(node, [path.join(here, 'reference-discover.mjs'), c.repo, c.claudeDir, c.stateDir]);
-  const cc = measure(ccusage, ['session', '--offline', '--json'], { CLAUDE_CONFIG_DIR: c.claudeDir });
-  const coldOpenclaw = measure(nodeOpenclaw, args, noCache);
-  const ccOpenclaw = measure(nodeOpenclaw, [ccusageCli, 'session', '--offline', '--json'], { CLAUDE_CONFIG_DIR: c.claudeDir });
   const ourSessions = JSON.parse(fs.readFileSync(ours, 'utf8'));
   const theirs = new Map(JSON.parse(cc.stdout).session.map((s) => [s.period, s]));
   let mismatches = 0;
