@@ -115,8 +115,7 @@ const ccusageCli = fs.realpathSync(ccusage);
 const once = path.join(here, 'discover-once.cjs');
 const noCache = { OPENCLAW_SESSION_INTEL_CACHE: 'off' };
 // Node's own start and the addon's require: the floor of any fresh process.
-const bare = measure(node, ['-e', 'require(process.argv[1])', path.join(here, '..', 'entry.js')]);
-const bareOpenclaw = measure(nodeOpenclaw, ['-e', 'require(process.argv[1])', path.join(here, '..', 'entry.js')]);
+const bareArgs = ['-e', 'require(process.argv[1])', path.join(here, '..', 'entry.js')];
 
 /**
  * Discovery on one corpus shape, process against process with the page
@@ -132,21 +131,27 @@ function discovery(shape) {
   spawnSync('cat', all, { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 }); // warm the page cache
   const wc = measure('wc', ['-l', ...all]);
   const args = [once, c.repo, c.claudeDir, c.stateDir];
-  // The fresh no-cache process and ccusage, on Node 20 and on Node 24,
-  // alternating: the ratios between them are the targets.
-  const [cold, cc, coldOpenclaw, ccOpenclaw] = measureAlternating([
+  // Processes whose ratios are targets run in turn (see measureAlternating):
+  // the fresh no-cache process and ccusage, on Node 20 and on Node 24, then
+  // the process with a warm persistent cache, Node's start with the addon's
+  // require, and the reference port.
+  const [cold, cc, coldOpenclaw, ccOpenclaw, bareOpenclaw] = measureAlternating([
     [node, [...args, '--json-out', ours], noCache],
     [ccusage, ['session', '--offline', '--json'], { CLAUDE_CONFIG_DIR: c.claudeDir }],
     [nodeOpenclaw, args, noCache],
     [nodeOpenclaw, [ccusageCli, 'session', '--offline', '--json'], { CLAUDE_CONFIG_DIR: c.claudeDir }],
+    [nodeOpenclaw, bareArgs],
   ]);
   const cacheDir = path.join(here, '.cache', `scan-cache-${shape}`);
   fs.rmSync(cacheDir, { recursive: true, force: true });
   const withCache = { OPENCLAW_SESSION_INTEL_CACHE_DIR: cacheDir };
   spawnSync(node, args, { env: { ...process.env, ...withCache } }); // fills the cache
-  const warm = measure(node, args, withCache);
+  const [warm, bare, reference] = measureAlternating([
+    [node, args, withCache],
+    [node, bareArgs],
+    [node, [path.join(here, 'reference-discover.mjs'), c.repo, c.claudeDir, c.stateDir]],
+  ]);
   const inProcess = medianOfRuns(measure(node, [...args, '--repeat'], noCache).outputs);
-  const reference = measure(node, [path.join(here, 'reference-discover.mjs'), c.repo, c.claudeDir, c.stateDir]);
   const ourSessions = JSON.parse(fs.readFileSync(ours, 'utf8'));
   const theirs = new Map(JSON.parse(cc.stdout).session.map((s) => [s.period, s]));
   let mismatches = 0;
@@ -158,7 +163,7 @@ function discovery(shape) {
       if (mismatches <= 3) console.error('mismatch', s.sessionId, t && [t.inputTokens, t.outputTokens, t.cacheReadTokens, t.cacheCreationTokens], [s.totalInputTokens, s.totalOutputTokens, s.cacheReadTokens, s.cacheCreationTokens]);
     }
   }
-  return { shape, c, all, wc, cold, warm, inProcess, reference, cc, coldOpenclaw, ccOpenclaw, ourSessions, mismatches };
+  return { shape, c, all, wc, cold, warm, bare, bareOpenclaw, inProcess, reference, cc, coldOpenclaw, ccOpenclaw, ourSessions, mismatches };
 }
 
 const shapes = [discovery('bench'), discovery('heavy')];
@@ -246,7 +251,7 @@ const f = (ms) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 const x = (a, b) => `${(a / b).toFixed(1)}x`;
 const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
 const rows = [
-  ...shapes.flatMap(({ shape, c, all, wc, cold, warm, inProcess, reference, cc, coldOpenclaw, ccOpenclaw, ourSessions, mismatches }) => [
+  ...shapes.flatMap(({ shape, c, all, wc, cold, warm, bare, bareOpenclaw, inProcess, reference, cc, coldOpenclaw, ccOpenclaw, ourSessions, mismatches }) => [
     [`corpus "${shape}"`, `${(c.bytes / 2 ** 20).toFixed(0)} MB, ${all.length} files, ${ourSessions.length} sessions (${SESSIONS} generated)`, ''],
     ['  addon, fresh process, persistent cache warm', f(warm.ms), `node + require ${f(bare.ms)}: ${x(warm.ms, bare.ms)} (target <= 1.5x); reference port ${x(reference.ms, warm.ms)} slower (target >= 25x)`],
     [`  addon, fresh process, no cache (Node ${process.versions.node})`, f(cold.ms), `ccusage ${x(cc.ms, cold.ms)} slower (target >= 2x), reference port ${x(reference.ms, cold.ms)} slower`],
@@ -258,7 +263,7 @@ const rows = [
     [`  ccusage ${CCUSAGE_VERSION} session --offline --json`, f(cc.ms), ''],
     ['  token totals equal to ccusage', `${ourSessions.length - mismatches}/${ourSessions.length} sessions`, mismatches ? 'MISMATCH' : 'ok'],
   ]),
-  ['peak RSS: addon on 1/4 / all of the bench corpus', `${mb(small.maxRssKb)} / ${mb(shapes[0].cold.maxRssKb)}`, `bare node + addon ${mb(bare.maxRssKb)}; reference port ${mb(shapes[0].reference.maxRssKb)}, ccusage ${mb(shapes[0].cc.maxRssKb)}`],
+  ['peak RSS: addon on 1/4 / all of the bench corpus', `${mb(small.maxRssKb)} / ${mb(shapes[0].cold.maxRssKb)}`, `bare node + addon ${mb(shapes[0].bare.maxRssKb)}; reference port ${mb(shapes[0].reference.maxRssKb)}, ccusage ${mb(shapes[0].cc.maxRssKb)}`],
   [`executeEdit, ${(editBytes / 2 ** 20).toFixed(0)} MB transcript, default preset`, f(edit.editMs), `cp of the same file ${f(copy.ms)}: ${x(edit.editMs, copy.ms)} (target <= 3x); ${edit.removed} tool calls removed; peak RSS ${mb(edit.rss)}`],
   [`executeEdit, SQLite session of ${(sqliteEdit.sizeOriginal / 2 ** 20).toFixed(0)} MB of events, default preset`, f(sqliteEdit.editMs), `sqlite3 .backup of the ${(bigBytes / 2 ** 20).toFixed(0)} MB database ${f(backup.ms)}: ${x(sqliteEdit.editMs, backup.ms)} (target <= 3x); ${sqliteEdit.removed} tool calls removed; peak RSS ${mb(sqliteEdit.maxRssKb)}`],
   [`listTranscripts, SQLite agent of ${listing.sessions} sessions`, f(listing.medianMs), `first call ${f(listing.firstMs)} (target < 50 ms)`],
