@@ -524,7 +524,7 @@ fn repeated_statuses_reuse_what_did_not_change_and_see_every_change() {
         "logs-only/x.log",
         "a folder of ignored files is not shown",
     );
-    let steps: [(&str, Change); 14] = [
+    let steps: [(&str, Change); 16] = [
         ("nothing", |_| {}),
         ("a new file in a tracked folder", |d| {
             write(d, "src/deep/new.rs", "n")
@@ -552,6 +552,15 @@ fn repeated_statuses_reuse_what_did_not_change_and_see_every_change() {
             git_in(d, &["add", "src/deep/new.rs"]).truncate(0)
         }),
         ("a commit", |d| commit(d, "next", 10)),
+        // The index's cached trees then hold a tree that is not HEAD's.
+        ("a soft reset", |d| {
+            git_in(d, &["reset", "-q", "--soft", "HEAD~1"]).truncate(0)
+        }),
+        ("a file staged and the index written as a tree", |d| {
+            write(d, "src/staged.rs", "s");
+            git_in(d, &["add", "src/staged.rs"]).truncate(0);
+            git_in(d, &["write-tree"]).truncate(0);
+        }),
         ("core.excludesFile set", |d| {
             fs::write(d.join(".git/global-ignore"), "notes.txt\n").unwrap();
             git_in(d, &["config", "core.excludesFile", ".git/global-ignore"]).truncate(0);

@@ -20,10 +20,11 @@ use super::short_status::{
     finish, index_code, status_line, submodule_aware, worktree_code, ShortStatus,
 };
 use super::status_cache::{self, Findings, Stamp, Tracked, TrackedKey, Worktree};
+use crate::FastSet;
 use git2::{Delta, DiffFindOptions, IndexEntry, Repository, Status};
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
         head_tree,
     };
     let cached = status_cache::tracked(&root, key);
-    let index = match cached {
+    let mut index = match cached {
         Some(_) => None,
         None => {
             let mut index = repo.index().ok()?;
@@ -99,7 +100,7 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
                 },
             )
         });
-        let staged = index.as_ref().map(|i| staged_changes(repo, head_tree, i));
+        let staged = index.as_mut().map(|i| staged_changes(repo, head_tree, i));
         (staged, worktree.join())
     });
     let (suspects, untracked) = worktree.ok()?;
@@ -141,12 +142,16 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
 }
 
 /// HEAD tree against the index, renames detected as `git status` does.
-/// Returns path -> (X code, renamed from).
+/// Returns path -> (X code, renamed from). Nothing is staged when the
+/// index's cached trees say it holds HEAD's tree, as git concludes too.
 fn staged_changes(
     repo: &Repository,
     head_tree: Option<git2::Oid>,
-    index: &git2::Index,
+    index: &mut git2::Index,
 ) -> Option<HashMap<String, (char, Option<String>)>> {
+    if head_tree.is_some() && cached_index_tree(index) == head_tree {
+        return Some(HashMap::new());
+    }
     let head = match head_tree {
         Some(id) => Some(repo.find_tree(id).ok()?),
         None => None,
@@ -179,6 +184,16 @@ fn staged_changes(
         out.insert(path, (x, from));
     }
     Some(out)
+}
+
+/// The tree the index holds according to its cached trees (git's `TREE`
+/// extension, which `git commit` leaves whole), when they cover all of it;
+/// `None` otherwise. Nothing is written: libgit2 answers from a whole
+/// cache without writing, and otherwise fails at its first write into an
+/// object database that has nowhere to write to.
+fn cached_index_tree(index: &mut git2::Index) -> Option<git2::Oid> {
+    let nowhere = Repository::from_odb(git2::Odb::new().ok()?).ok()?;
+    index.write_tree_to(&nowhere).ok()
 }
 
 /// The tracked paths whose work tree file may differ from the index.
@@ -350,8 +365,8 @@ fn untracked_paths(
     entries: &[IndexEntry],
     excludes: &[PathBuf],
 ) -> Option<(Vec<String>, Vec<PathBuf>)> {
-    let tracked: HashSet<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
-    let mut tracked_dirs: HashSet<&[u8]> = HashSet::new();
+    let tracked: FastSet<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
+    let mut tracked_dirs: FastSet<&[u8]> = FastSet::default();
     for e in entries {
         let p = e.path.as_slice();
         for (i, b) in p.iter().enumerate() {
@@ -370,10 +385,9 @@ fn untracked_paths(
                 let Ok(entry) = entry else {
                     return WalkState::Continue;
                 };
-                let Ok(rel) = entry.path().strip_prefix(root) else {
+                let Some(rel) = relative(entry.path(), root) else {
                     return WalkState::Continue;
                 };
-                let rel = rel.as_os_str().as_bytes();
                 if rel.is_empty() {
                     return WalkState::Continue;
                 }
@@ -418,6 +432,19 @@ fn untracked_paths(
         .collect();
     out.extend(shown);
     Some((out, listed.into_inner().ok()?))
+}
+
+/// `path` relative to `root`, which it is inside of, as bytes: the walk's
+/// paths are `root` joined with names, so a byte prefix does (a `Path`
+/// prefix would walk both paths' components for every entry).
+fn relative<'a>(path: &'a Path, root: &Path) -> Option<&'a [u8]> {
+    let root = root.as_os_str().as_bytes();
+    let root = root.strip_suffix(b"/").unwrap_or(root);
+    match path.as_os_str().as_bytes().strip_prefix(root)? {
+        [] => Some(&[]),
+        [b'/', rel @ ..] => Some(rel),
+        _ => None,
+    }
 }
 
 /// Whether an untracked folder holds anything git would list: a nested

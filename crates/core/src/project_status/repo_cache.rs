@@ -5,6 +5,10 @@
 //!
 //! libgit2 re-reads what can change (references, the reflog, new packs) on
 //! each use; the index is re-read by the status when its file changed.
+//!
+//! Objects read from the repository are not hashed again to check them,
+//! as `git` does not (libgit2 does by default: a tenth of a first status
+//! of a 60,000-file work tree went to it).
 
 use git2::Repository;
 use std::collections::HashMap;
@@ -42,6 +46,8 @@ pub fn with_repository<R>(path: &Path, f: impl FnOnce(&Repository) -> R) -> Opti
     let kept = match kept {
         Some(k) => k,
         None => {
+            static NO_REHASH: std::sync::Once = std::sync::Once::new();
+            NO_REHASH.call_once(|| git2::opts::strict_hash_verification(false));
             let repo = Repository::discover(path).ok()?;
             let git_dir = identity(&repo)?;
             Kept { repo, git_dir }
