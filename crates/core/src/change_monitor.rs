@@ -60,13 +60,34 @@ impl Ticket {
 }
 
 /// Change counts per watched folder, shared by every thread of the process.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ChangeMonitor {
     #[cfg(target_os = "linux")]
     inotify: std::sync::OnceLock<Option<inotify::Inotify>>,
+    /// At most this many folders are watched: watches are a per-user
+    /// kernel budget shared with editors and other tools.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    max_watches: usize,
+}
+
+impl Default for ChangeMonitor {
+    /// A monitor of up to 4,096 folders.
+    fn default() -> Self {
+        ChangeMonitor::with_max_watches(4096)
+    }
 }
 
 impl ChangeMonitor {
+    /// A monitor that watches at most `max_watches` folders; past them,
+    /// folders get no ticket.
+    pub fn with_max_watches(max_watches: usize) -> Self {
+        ChangeMonitor {
+            #[cfg(target_os = "linux")]
+            inotify: std::sync::OnceLock::new(),
+            max_watches,
+        }
+    }
+
     /// Takes in every change reported so far. Tickets compared afterwards
     /// account for all changes finished before this call.
     pub fn refresh(&self) {
@@ -92,7 +113,7 @@ impl ChangeMonitor {
     pub fn watch(&self, dir: &Path) -> Option<Ticket> {
         #[cfg(target_os = "linux")]
         if let Some(inotify) = self.inotify.get_or_init(inotify::Inotify::open) {
-            return inotify.watch(dir);
+            return inotify.watch(dir, self.max_watches);
         }
         let _ = dir;
         None
@@ -108,10 +129,6 @@ mod inotify {
     use std::os::unix::ffi::OsStrExt;
     use std::path::{Path, PathBuf};
     use std::sync::{Mutex, MutexGuard};
-
-    /// At most this many folders are watched by one process: watches are a
-    /// per-user kernel budget shared with editors and other tools.
-    const MAX_WATCHES: usize = 4096;
 
     const ENTRIES: u32 =
         libc::IN_CREATE | libc::IN_DELETE | libc::IN_MOVED_FROM | libc::IN_MOVED_TO;
@@ -221,7 +238,7 @@ mod inotify {
             watches.ticket(*watches.by_path.get(dir)?)
         }
 
-        pub(super) fn watch(&self, dir: &Path) -> Option<Ticket> {
+        pub(super) fn watch(&self, dir: &Path, max_watches: usize) -> Option<Ticket> {
             let path = CString::new(dir.as_os_str().as_bytes()).ok()?;
             // SAFETY: `st` is plain data the call fills in; the path is
             // NUL-terminated.
@@ -233,7 +250,7 @@ mod inotify {
             }
             let mut watches = self.lock();
             let known = watches.by_path.get(dir).copied();
-            if known.is_none() && watches.by_wd.len() >= MAX_WATCHES {
+            if known.is_none() && watches.by_wd.len() >= max_watches {
                 return None;
             }
             let mask = ENTRIES | SELF | CONTENTS | libc::IN_ONLYDIR | libc::IN_DONT_FOLLOW;

@@ -232,7 +232,9 @@ mod avx512 {
     pub struct Avx512;
 
     super::searches_compiled_for!(Avx512, "avx512", "avx512f,avx512bw,pclmulqdq", {
-        std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("pclmulqdq")
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("pclmulqdq")
     });
 
     impl Kernel for Avx512 {

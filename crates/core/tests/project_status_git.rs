@@ -677,6 +677,53 @@ fn repeated_statuses_stat_only_the_folders_inotify_reported_changes_in() {
     check("and again");
 }
 
+/// A linked worktree keeps its index in the main repository, so moving a
+/// folder above the worktree away and putting a copy back changes neither
+/// the index nor any watched folder: the root's identity does.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_watched_work_tree_put_back_as_a_copy_is_stat_ed_afresh() {
+    let base = tempfile::tempdir().unwrap();
+    let main = new_repo(base.path(), "main");
+    write(&main, "src/a.rs", "same");
+    write(&main, "top.txt", "same");
+    git_in(&main, &["add", "."]);
+    commit(&main, "base", 100);
+    let outer = base.path().join("outer");
+    let wt = outer.join("wt");
+    git_in(&main, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+    // Files older than the worktree's index: clean by stat data alone.
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for file in ["src/a.rs", "top.txt"] {
+        fs::File::options()
+            .write(true)
+            .open(wt.join(file))
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+    git_in(&wt, &["update-index", "-q", "--refresh"]);
+    let check = |what: &str| {
+        let git: Vec<String> = git_in(&wt, &["--no-optional-locks", "status", "--short"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(status_lines(&wt), git, "{what}");
+    };
+    for round in ["first", "second (watched)", "third (reused)"] {
+        check(round);
+    }
+    fs::rename(&outer, base.path().join("outer-old")).unwrap();
+    let copied = Command::new("cp")
+        .args(["-a", "outer-old", "outer"])
+        .current_dir(base.path())
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    write(&wt, "src/a.rs", "changed, longer");
+    check("the copy put back, a file changed in it");
+}
+
 #[test]
 fn a_repository_created_again_at_the_same_path_is_read_afresh() {
     let base = tempfile::tempdir().unwrap();

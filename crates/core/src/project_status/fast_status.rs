@@ -190,7 +190,9 @@ fn staged_changes(
 /// extension, which `git commit` leaves whole), when they cover all of it;
 /// `None` otherwise. Nothing is written: libgit2 answers from a whole
 /// cache without writing, and otherwise fails at its first write into an
-/// object database that has nowhere to write to.
+/// object database that has nowhere to write to. On that failure libgit2
+/// drops its in-memory copy of the cached trees (never the file), so the
+/// statuses of that same index read afterwards compare trees again.
 fn cached_index_tree(index: &mut git2::Index) -> Option<git2::Oid> {
     let nowhere = Repository::from_odb(git2::Odb::new().ok()?).ok()?;
     index.write_tree_to(&nowhere).ok()
@@ -217,23 +219,39 @@ fn worktree_suspects(
             dir => root.join(std::ffi::OsStr::from_bytes(dir)),
         })
         .collect();
+    // Absent, or a file where a folder was: what `lstat` says of a path
+    // that is gone. Anything else is a failure to not keep.
+    let absent = |e: &std::io::Error| {
+        matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+        )
+    };
     status_cache::tracked_findings(root, key, &folders, |i| {
-        let dir_fd = fs::File::open(&folders[i]).ok();
-        groups[i]
+        let mut keep = true;
+        let dir_fd = fs::File::open(&folders[i])
+            .inspect_err(|e| keep &= absent(e))
+            .ok();
+        let findings = groups[i]
             .iter()
             .filter_map(|e| {
                 let state = if e.mode & TYPE_MASK == GITLINK {
                     Some(Worktree::Suspect) // submodules: libgit2 decides
                 } else {
                     let name = &e.path[e.path.len() - rel_name_len(&e.path)..];
-                    match dir_fd.as_ref().and_then(|d| lstat_at(d, name)) {
-                        Some(st) => compare(e, &st, index_mtime),
+                    match dir_fd.as_ref().map(|d| lstat_at(d, name)) {
+                        Some(Ok(st)) => compare(e, &st, index_mtime),
+                        Some(Err(err)) => {
+                            keep &= absent(&err);
+                            Some(Worktree::Deleted)
+                        }
                         None => Some(Worktree::Deleted),
                     }
                 };
                 state.map(|w| (String::from_utf8_lossy(&e.path).into_owned(), w))
             })
-            .collect::<Findings>()
+            .collect::<Findings>();
+        (findings, keep)
     })
 }
 
@@ -251,22 +269,24 @@ fn rel_name_len(path: &[u8]) -> usize {
         .map_or(path.len(), |i| path.len() - i - 1)
 }
 
-/// `lstat` of `name` inside the open directory `dir`.
-fn lstat_at(dir: &fs::File, name: &[u8]) -> Option<libc::stat> {
+/// `lstat` of `name` inside the open directory `dir`; a name that cannot
+/// be a file name is not found.
+fn lstat_at(dir: &fs::File, name: &[u8]) -> std::io::Result<libc::stat> {
     use std::os::fd::AsRawFd;
+    let not_a_name = || std::io::Error::from(std::io::ErrorKind::NotFound);
     // Names are short: NUL-terminate on the stack, not in a heap CString.
     let len = name.len();
     let mut buf = [0u8; 256];
     let heap;
     let name: &std::ffi::CStr = if name.len() < buf.len() {
         buf[..name.len()].copy_from_slice(name);
-        std::ffi::CStr::from_bytes_until_nul(&buf).ok()?
+        std::ffi::CStr::from_bytes_until_nul(&buf).map_err(|_| not_a_name())?
     } else {
-        heap = std::ffi::CString::new(name).ok()?;
+        heap = std::ffi::CString::new(name).map_err(|_| not_a_name())?;
         &heap
     };
     if name.count_bytes() != len || len == 0 {
-        return None; // empty, or holding a NUL: not a file name
+        return Err(not_a_name()); // empty, or holding a NUL
     }
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: a valid directory fd, a NUL-terminated name and a buffer the
@@ -279,7 +299,11 @@ fn lstat_at(dir: &fs::File, name: &[u8]) -> Option<libc::stat> {
             libc::AT_SYMLINK_NOFOLLOW,
         )
     };
-    (rc == 0).then(|| unsafe { st.assume_init() })
+    if rc == 0 {
+        Ok(unsafe { st.assume_init() })
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// `None` when the cached stat data vouch for the file being unchanged.

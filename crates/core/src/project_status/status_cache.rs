@@ -15,10 +15,14 @@
 //!   is the same, inotify (the [`ChangeMonitor`]) reported nothing at all in
 //!   the folder and no entry created, removed or renamed in any folder above
 //!   it up to the root. Folders are watched from the second status of a work
-//!   tree on, each before its files are stat'ed, so a one-off status adds no
-//!   watches. Where nothing can be watched (macOS, Windows, network file
-//!   systems, the watch budget spent) tracked files are always `lstat`-ed
-//!   again: an edit in place changes no directory.
+//!   tree on, each before its files are stat'ed and after the folders above
+//!   it, so a one-off status adds no watches. Where nothing can be watched
+//!   (macOS, Windows, network file systems, the watch budget spent) tracked
+//!   files are always `lstat`-ed again: an edit in place changes no
+//!   directory. What inotify does not report is not seen until something
+//!   else happens in the folder: a write through a memory map, or through a
+//!   hard link in a folder outside the work tree, and a file system mounted
+//!   over a tracked folder.
 
 use crate::change_monitor::{ChangeMonitor, Ticket};
 use git2::{IndexEntry, Oid};
@@ -93,8 +97,11 @@ pub type Findings = Vec<(String, Worktree)>;
 /// What the last status of a work tree found per folder of tracked files.
 struct TrackedScans {
     key: TrackedKey,
-    /// Each folder and its findings, in index order.
-    folders: Vec<(PathBuf, Arc<Findings>)>,
+    /// The folder the root named.
+    root_id: Option<crate::platform::FileId>,
+    /// Each folder, its findings and whether they may be reused, in index
+    /// order.
+    folders: Vec<(PathBuf, Arc<Findings>, bool)>,
     /// The tickets of those folders and of every folder above them up to
     /// the root, taken before the files were stat'ed (`None`: not watched).
     tickets: HashMap<PathBuf, Option<Ticket>>,
@@ -128,9 +135,11 @@ const RACY: Duration = Duration::from_secs(1);
 
 static CACHE: LazyLock<Mutex<HashMap<PathBuf, Entry>>> = LazyLock::new(Default::default);
 
-/// The watches of tracked folders, for every work tree of the process
-/// (their own budget, apart from discovery's).
-static MONITOR: LazyLock<ChangeMonitor> = LazyLock::new(ChangeMonitor::default);
+/// The watches of tracked folders, for every work tree of the process: a
+/// budget of their own, apart from discovery's, and smaller (a 60,000-file
+/// tree has about 450 folders), so that both stay well inside the kernel's
+/// per-user limit (8,192 before Linux 5.11) that editors share.
+static MONITOR: LazyLock<ChangeMonitor> = LazyLock::new(|| ChangeMonitor::with_max_watches(2048));
 
 fn with_entry<R>(root: &Path, f: impl FnOnce(&mut Entry) -> R) -> R {
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
@@ -160,12 +169,14 @@ pub fn remember_tracked(root: &Path, key: TrackedKey, tracked: Arc<Tracked>) {
 /// What the `lstat`s of the tracked files of each folder of `folders` (in
 /// index order) found: the last status's findings for a folder that
 /// nothing was reported in since (see the module doc), `stat(i)` for the
-/// others.
+/// others. `stat` also says whether its findings may be kept: not when
+/// opening the folder or a `lstat` failed for another reason than absence
+/// (out of descriptors, say).
 pub fn tracked_findings(
     root: &Path,
     key: TrackedKey,
     folders: &[PathBuf],
-    stat: impl Fn(usize) -> Findings + Sync,
+    stat: impl Fn(usize) -> (Findings, bool) + Sync,
 ) -> Vec<(String, Worktree)> {
     let last = with_entry(root, |e| e.scans.clone());
     // From the second status of a work tree on.
@@ -173,6 +184,9 @@ pub fn tracked_findings(
     if watching {
         MONITOR.refresh();
     }
+    // Nothing above the root is watched: a root that is another folder
+    // now (a folder above it renamed) starts afresh.
+    let root_id = crate::platform::path_id(root).ok();
     let above = |dir: &Path| -> Vec<PathBuf> {
         dir.ancestors()
             .skip(1)
@@ -187,45 +201,66 @@ pub fn tracked_findings(
             tickets.insert(dir.clone(), watching.then(|| MONITOR.ticket(dir)).flatten());
         }
     }
-    let last = last.filter(|l| l.key == key && l.folders.len() == folders.len());
+    let last = last.filter(|l| {
+        l.key == key
+            && l.root_id.is_some()
+            && l.root_id == root_id
+            && l.folders.len() == folders.len()
+    });
     let unchanged = |i: usize| -> Option<Arc<Findings>> {
         let last = last.as_ref()?;
-        let (dir, findings) = &last.folders[i];
+        let (dir, findings, kept) = &last.folders[i];
         let same = |d: &PathBuf, contents: bool| match (last.tickets.get(d), tickets.get(d)) {
             (Some(Some(then)), Some(Some(now))) if contents => then.same_contents(now),
             (Some(Some(then)), Some(Some(now))) => then.same_entries(now),
             _ => false,
         };
-        (*dir == folders[i] && same(dir, true) && chains[i].iter().all(|d| same(d, false)))
+        (*kept && *dir == folders[i] && same(dir, true) && chains[i].iter().all(|d| same(d, false)))
             .then(|| findings.clone())
     };
     let reused: Vec<Option<Arc<Findings>>> = (0..folders.len()).map(unchanged).collect();
     if watching {
-        // Watched (again) before their files are stat'ed below, once each.
-        let to_watch: HashSet<&PathBuf> = (0..folders.len())
+        // Watched (again) before their files are stat'ed below, once each
+        // and every folder after those above it: a folder replaced once
+        // the one above it is watched is reported there.
+        let mut to_watch: Vec<&PathBuf> = (0..folders.len())
             .filter(|&i| reused[i].is_none())
             .flat_map(|i| std::iter::once(&folders[i]).chain(&chains[i]))
+            .collect::<HashSet<_>>()
+            .into_iter()
             .collect();
+        to_watch.sort_by_key(|d| d.components().count());
         for dir in to_watch {
             tickets.insert(dir.clone(), MONITOR.watch(dir));
         }
     }
     let stated = reused.iter().filter(|r| r.is_none()).count() as u64;
-    let found: Vec<Arc<Findings>> = reused
+    let found: Vec<(Arc<Findings>, bool)> = reused
         .into_par_iter()
         .enumerate()
-        .map(|(i, kept)| kept.unwrap_or_else(|| Arc::new(stat(i))))
+        .map(|(i, kept)| match kept {
+            Some(findings) => (findings, true),
+            None => {
+                let (findings, keep) = stat(i);
+                (Arc::new(findings), keep)
+            }
+        })
         .collect();
     let scans = Arc::new(TrackedScans {
         key,
-        folders: folders.iter().cloned().zip(found.iter().cloned()).collect(),
+        root_id,
+        folders: folders
+            .iter()
+            .zip(&found)
+            .map(|(dir, (findings, keep))| (dir.clone(), findings.clone(), *keep))
+            .collect(),
         tickets,
     });
     with_entry(root, |e| {
         e.scans = Some(scans);
         e.folders_stated += stated;
     });
-    found.iter().flat_map(|f| f.iter().cloned()).collect()
+    found.iter().flat_map(|(f, _)| f.iter().cloned()).collect()
 }
 
 fn dir_stamps(dir: &Path) -> (Option<Stamp>, Option<Stamp>) {
