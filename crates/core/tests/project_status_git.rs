@@ -505,6 +505,27 @@ fn status_lines(dir: &Path) -> Vec<String> {
     brief.unwrap().git.status.lines
 }
 
+/// `git status --short` of `dir`, without git refreshing the index (that
+/// alone would defeat reuse).
+#[cfg(unix)]
+fn git_status_lines(dir: &Path) -> Vec<String> {
+    git_in(dir, &["--no-optional-locks", "status", "--short"])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Sets the modification time of the file at `path`.
+#[cfg(unix)]
+fn set_mtime(path: &Path, time: std::time::SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+}
+
 #[cfg(unix)] // symlinks, exec bits, or the Unix fast path
 #[test]
 fn repeated_statuses_reuse_what_did_not_change_and_see_every_change() {
@@ -580,13 +601,8 @@ fn repeated_statuses_reuse_what_did_not_change_and_see_every_change() {
             if round == "settled" {
                 settle(&dir);
             }
-            // git must not refresh the index: that alone would defeat reuse.
             let ours = status_lines(&dir);
-            let git: Vec<String> = git_in(&dir, &["--no-optional-locks", "status", "--short"])
-                .lines()
-                .map(str::to_owned)
-                .collect();
-            assert_eq!(ours, git, "after {what} ({round})");
+            assert_eq!(ours, git_status_lines(&dir), "after {what} ({round})");
         }
     }
     // Reuse is real: a settled, unchanged tree is listed once, then not again.
@@ -625,23 +641,12 @@ fn repeated_statuses_stat_only_the_folders_inotify_reported_changes_in() {
     for file in files {
         write(&dir, file, "same");
         // Older than the index: clean by stat data alone, not racily clean.
-        fs::File::options()
-            .write(true)
-            .open(dir.join(file))
-            .unwrap()
-            .set_modified(past)
-            .unwrap();
+        set_mtime(&dir.join(file), past);
     }
     git_in(&dir, &["add", "."]);
     commit(&dir, "base", 100);
     let root = dir.join("");
-    let check = |what: &str| {
-        let git: Vec<String> = git_in(&dir, &["--no-optional-locks", "status", "--short"])
-            .lines()
-            .map(str::to_owned)
-            .collect();
-        assert_eq!(status_lines(&dir), git, "{what}");
-    };
+    let check = |what: &str| assert_eq!(status_lines(&dir), git_status_lines(&dir), "{what}");
     check("first status: nothing watched");
     check("second: every folder watched, then stat'ed");
     let stated = tracked_folders_stated(&root);
@@ -656,12 +661,7 @@ fn repeated_statuses_stat_only_the_folders_inotify_reported_changes_in() {
     // the ctime, which git compares to the second only.)
     let b = dir.join("src/deep/b.rs");
     fs::write(&b, "diff").unwrap();
-    fs::File::options()
-        .write(true)
-        .open(&b)
-        .unwrap()
-        .set_modified(past - std::time::Duration::from_secs(10))
-        .unwrap();
+    set_mtime(&b, past - std::time::Duration::from_secs(10));
     check("an edit in place of the same size, mtime set back");
     assert_eq!(
         tracked_folders_stated(&root),
@@ -695,21 +695,10 @@ fn a_watched_work_tree_put_back_as_a_copy_is_stat_ed_afresh() {
     // Files older than the worktree's index: clean by stat data alone.
     let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     for file in ["src/a.rs", "top.txt"] {
-        fs::File::options()
-            .write(true)
-            .open(wt.join(file))
-            .unwrap()
-            .set_modified(past)
-            .unwrap();
+        set_mtime(&wt.join(file), past);
     }
     git_in(&wt, &["update-index", "-q", "--refresh"]);
-    let check = |what: &str| {
-        let git: Vec<String> = git_in(&wt, &["--no-optional-locks", "status", "--short"])
-            .lines()
-            .map(str::to_owned)
-            .collect();
-        assert_eq!(status_lines(&wt), git, "{what}");
-    };
+    let check = |what: &str| assert_eq!(status_lines(&wt), git_status_lines(&wt), "{what}");
     for round in ["first", "second (watched)", "third (reused)"] {
         check(round);
     }

@@ -194,11 +194,19 @@ pub fn tracked_findings(
             .map(Path::to_path_buf)
             .collect()
     };
-    let chains: Vec<Vec<PathBuf>> = folders.iter().map(|d| above(d)).collect();
+    // Unwatched (a first status), nothing is kept to compare with later.
+    let chains: Vec<Vec<PathBuf>> = match watching {
+        true => folders.iter().map(|d| above(d)).collect(),
+        false => Vec::new(),
+    };
     let mut tickets: HashMap<PathBuf, Option<Ticket>> = HashMap::new();
-    for dir in folders.iter().chain(chains.iter().flatten()) {
+    for dir in chains
+        .iter()
+        .zip(folders)
+        .flat_map(|(c, d)| c.iter().chain([d]))
+    {
         if !tickets.contains_key(dir) {
-            tickets.insert(dir.clone(), watching.then(|| MONITOR.ticket(dir)).flatten());
+            tickets.insert(dir.clone(), MONITOR.ticket(dir));
         }
     }
     let last = last.filter(|l| {
@@ -339,19 +347,20 @@ pub fn remember_untracked(
 /// listed by walking it in this process (the other statuses reused a
 /// listing).
 pub fn untracked_listings(root: &Path) -> u64 {
-    CACHE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(root)
-        .map_or(0, |e| e.listings)
+    diagnostic(root, |e| e.listings)
 }
 
 /// How many folders of tracked files of the work tree at `root` had their
 /// files stat'ed in this process (the others reused their findings).
 pub fn tracked_folders_stated(root: &Path) -> u64 {
+    diagnostic(root, |e| e.folders_stated)
+}
+
+/// A count kept for the work tree at `root` (0 when none is remembered).
+fn diagnostic(root: &Path, count: impl Fn(&Entry) -> u64) -> u64 {
     CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(root)
-        .map_or(0, |e| e.folders_stated)
+        .map_or(0, count)
 }
