@@ -293,6 +293,30 @@ test('cc sessions, status and select on a real git repository and the Claude Cod
   assert.match(occ(['cc', 'select', 'fix the login redirect', git], { env }).stdout, /^FRESH/);
 });
 
+test('cc sessions, status and select read the registries in the state dir of --state-dir, $OCC_STATE_DIR or the config file', () => {
+  const git = tempDir('osi-occ-reg-git-');
+  execFileSync('git', ['init', '-q'], { cwd: git });
+  const state = tempDir('osi-occ-reg-state-');
+  fs.mkdirSync(path.join(state, 'agents', 'ops'), { recursive: true });
+  const id = '1af7fc5e-8455-4414-9ccd-011d40f70b2a';
+  fs.writeFileSync(path.join(state, 'agents', 'ops', 'claude-code-sessions.json'), JSON.stringify({ sessions: {
+    [`${git}::ui`]: { sessionId: id, createdAt: '2026-11-20T10:00:00.000Z', lastResumedAt: '2026-11-20T11:00:00.000Z', totalCostUsd: 1.5, totalTurns: 3, taskHistory: [{ at: '2026-11-20T11:00:00.000Z', task: 'fix the login redirect', costUsd: 1.5 }], label: 'ui' },
+  } }));
+  const spawned = (sessions) => sessions.filter((x) => x.source === 'openclaw' && x.agentId === 'ops').map((x) => x.sessionId);
+  const ok = (r) => {
+    assert.equal(r.code, 0, r.stderr);
+    return r.json();
+  };
+  // The default state dir (~/.openclaw of this empty home) has no registry.
+  assert.deepEqual(ok(occ(['cc', 'sessions', git, '--json'])), []);
+  assert.deepEqual(spawned(ok(occ(['cc', 'sessions', git, '--json', '--state-dir', state]))), [id]);
+  assert.deepEqual(spawned(ok(occ(['cc', 'status', git, '--json'], { env: { OCC_STATE_DIR: state } })).sessions.recent), [id]);
+  const project = tempDir('osi-occ-reg-cwd-');
+  fs.writeFileSync(path.join(project, '.occrc'), JSON.stringify({ agent: 'ops', stateDir: state }));
+  const pick = ok(occ(['cc', 'select', 'fix the login redirect', git, '--json'], { cwd: project }));
+  assert.deepEqual(pick.scores?.map((x) => x.sessionId), [id], JSON.stringify(pick));
+});
+
 test('handoff: capture, status, resume (offers it), clear, with --json as the addon returns it', () => {
   const state = moltbotState();
   const env = { OCC_STATE_DIR: state };

@@ -283,9 +283,11 @@ const commands = {
   },
   async cc({ positional, flags }, s) {
     const [sub, ...rest] = positional;
+    // The registries of the sessions OpenClaw spawned live in the same state dir as its transcripts.
+    const discovery = { registryRoot: s.stateDir };
     if (sub === 'sessions') {
       const repo = path.resolve(rest[0] ?? '.');
-      const sessions = await addon().discoverSessions(repo);
+      const sessions = await addon().discoverSessions(repo, discovery);
       return print(flags['--json'], sessions, () => {
         if (!sessions.length) return `No Claude Code sessions for ${repo}.`;
         const rows = sessions.map((x) => [x.sessionId.slice(0, 8), x.isRunning ? 'running' : x.source === 'openclaw' ? `openclaw:${x.agentId}` : 'native', x.branch, ago(x.lastModified), x.messageCount, compact(x.contextTokens), x.compactionCount, x.subagentCount, x.title.replace(/\s+/g, ' ').slice(0, 48)]);
@@ -293,7 +295,7 @@ const commands = {
       });
     }
     if (sub === 'status') {
-      const status = await addon().gatherProjectStatus(path.resolve(rest[0] ?? '.'));
+      const status = await addon().gatherProjectStatus(path.resolve(rest[0] ?? '.'), undefined, discovery);
       return print(flags['--json'], status, () => {
         const g = status.git;
         return [
@@ -311,7 +313,7 @@ const commands = {
       const [task, repoArg] = rest;
       if (!task) throw new UsageError('cc select needs a task', 'occ cc select "fix the webhook retries" [repo]');
       const repo = path.resolve(repoArg ?? '.');
-      const status = await addon().gatherProjectStatus(repo, s.agentId);
+      const status = await addon().gatherProjectStatus(repo, s.agentId, discovery);
       const pick = await addon().selectSession(task, repo, s.agentId, status);
       return print(flags['--json'], pick, () => [`${pick.action.toUpperCase()}${pick.sessionId ? ` ${pick.sessionId}` : ''}`, `  ${pick.reason}`, ...(pick.scores ?? []).map((x) => `    ${x.sessionId.slice(0, 8)} ${x.score.toFixed(2)} ${x.recommendation}`)].join('\n'));
     }
