@@ -7,6 +7,7 @@ use session_intel_core::project_status::git::read_git_state;
 use session_intel_core::project_status::short_status::short_status_libgit2;
 use session_intel_core::project_status::{gather_project_status, ProjectStatusOptions};
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -243,6 +244,48 @@ fn racy_clean_crlf_and_attributes() {
     assert_matches_git(&dir);
     write(&dir, "crlf.txt", "one\ntwo\n");
     assert_matches_git(&dir);
+}
+
+#[test]
+fn core_file_mode_off_leaves_executable_bits_alone_as_git_does() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "filemode");
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for (file, text) in [
+        ("tool.sh", "tool"),
+        ("run.sh", "run"),
+        ("docs/notes.txt", "notes"),
+    ] {
+        write(&dir, file, text);
+        // Older than the index: clean by stat data alone, not racily clean.
+        set_mtime(&dir.join(file), past);
+    }
+    fs::set_permissions(dir.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+    git_in(&dir, &["add", "."]);
+    commit(&dir, "base", 3000);
+    git_in(&dir, &["config", "core.fileMode", "false"]);
+    // The index's modes flipped, its stat data left as the files' own: only
+    // the executable bits differ (and the flip is staged).
+    git_in(&dir, &["update-index", "--chmod=-x", "run.sh"]);
+    git_in(&dir, &["update-index", "--chmod=+x", "tool.sh"]);
+    // Twice: the second status is the one that watches.
+    for _ in 0..2 {
+        assert_eq!(git_status_lines(&dir), ["M  run.sh", "M  tool.sh"]);
+        assert_matches_git(&dir);
+    }
+    write(&dir, "docs/notes.txt", "notes, changed");
+    set_mtime(&dir.join("docs/notes.txt"), past);
+    assert_matches_git(&dir);
+    assert_matches_git(&dir);
+    // Turned back on, with the index and the folder as they were: the same
+    // files are modified again (ours is read first, before git's own status
+    // could rewrite the index).
+    git_in(&dir, &["config", "core.fileMode", "true"]);
+    assert_matches_git(&dir);
+    assert_eq!(
+        git_status_lines(&dir),
+        [" M docs/notes.txt", "MM run.sh", "MM tool.sh"]
+    );
 }
 
 #[test]

@@ -50,9 +50,14 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
         Err(e) if e.code() == git2::ErrorCode::UnbornBranch => None,
         Err(_) => return None,
     };
+    let config = repo.config().ok();
     let key = TrackedKey {
         index: index_stamp,
         head_tree,
+        file_modes: config
+            .as_ref()
+            .and_then(|c| c.get_bool("core.fileMode").ok())
+            .unwrap_or(true),
     };
     let cached = status_cache::tracked(&root, key);
     let mut index = match cached {
@@ -75,7 +80,7 @@ pub fn fast_short_status(repo: &Repository) -> Option<ShortStatus> {
     {
         return None;
     }
-    let candidates = exclude_candidates(repo);
+    let candidates = exclude_candidates(repo, config.as_ref());
     let excludes: Vec<PathBuf> = candidates.iter().filter(|f| f.is_file()).cloned().collect();
     let index_mtime = index_stamp.map_or((0, 0), |s| s.mtime());
 
@@ -240,7 +245,7 @@ fn worktree_suspects(
                 } else {
                     let name = &e.path[e.path.len() - rel_name_len(&e.path)..];
                     match dir_fd.as_ref().map(|d| lstat_at(d, name)) {
-                        Some(Ok(st)) => compare(e, &st, index_mtime),
+                        Some(Ok(st)) => compare(e, &st, index_mtime, key.file_modes),
                         Some(Err(err)) => {
                             keep &= absent(&err);
                             Some(Worktree::Deleted)
@@ -307,7 +312,12 @@ fn lstat_at(dir: &fs::File, name: &[u8]) -> std::io::Result<libc::stat> {
 }
 
 /// `None` when the cached stat data vouch for the file being unchanged.
-fn compare(e: &IndexEntry, st: &libc::stat, index_mtime: (i64, i64)) -> Option<Worktree> {
+fn compare(
+    e: &IndexEntry,
+    st: &libc::stat,
+    index_mtime: (i64, i64),
+    file_modes: bool,
+) -> Option<Worktree> {
     let kind = st.st_mode & libc::S_IFMT;
     let same_type = match e.mode & TYPE_MASK {
         SYMLINK => kind == libc::S_IFLNK,
@@ -317,7 +327,9 @@ fn compare(e: &IndexEntry, st: &libc::stat, index_mtime: (i64, i64)) -> Option<W
     if !same_type {
         return Some(Worktree::Suspect); // deleted and replaced, type change: libgit2 decides
     }
-    let exec_changed = kind == libc::S_IFREG && (e.mode & 0o100 != 0) != (st.st_mode & 0o100 != 0);
+    // With core.fileMode off, git keeps the index's bit and does not look.
+    let exec_changed =
+        file_modes && kind == libc::S_IFREG && (e.mode & 0o100 != 0) != (st.st_mode & 0o100 != 0);
     if e.file_size != st.st_size as u32 || exec_changed {
         return Some(Worktree::Modified);
     }
@@ -344,13 +356,11 @@ fn stat_matches(e: &IndexEntry, st: &libc::stat, index_mtime: (i64, i64)) -> boo
 /// `core.excludesFile` (any config level; default `$XDG_CONFIG_HOME/git/ignore`).
 /// Every candidate is listed, present or not: a status reused from before
 /// must notice one appearing.
-fn exclude_candidates(repo: &Repository) -> Vec<PathBuf> {
+fn exclude_candidates(repo: &Repository, config: Option<&git2::Config>) -> Vec<PathBuf> {
     let mut files = vec![repo.commondir().join("info").join("exclude")];
     // A relative path is relative to the top of the work tree, where git runs.
     let top = repo.workdir().unwrap_or_else(|| repo.path());
-    let configured = repo
-        .config()
-        .ok()
+    let configured = config
         .and_then(|c| c.get_path("core.excludesFile").ok())
         .map(|p| top.join(p));
     let default = std::env::var_os("XDG_CONFIG_HOME")

@@ -76,6 +76,8 @@ pub struct TrackedKey {
     pub index: Option<Stamp>,
     /// The tree HEAD names (`None`: unborn branch).
     pub head_tree: Option<Oid>,
+    /// `core.fileMode`: whether a changed executable bit is a change.
+    pub file_modes: bool,
 }
 
 /// What the `lstat` of a tracked path says, when it does not vouch for the
