@@ -118,12 +118,24 @@ impl ChangeMonitor {
         let _ = dir;
         None
     }
+
+    /// Stops watching `dirs`, giving their watches back to the budget. A
+    /// folder watched again later gets a new watch, so tickets taken before
+    /// never equal its tickets after.
+    pub fn unwatch<'a>(&self, dirs: impl IntoIterator<Item = &'a Path>) {
+        #[cfg(target_os = "linux")]
+        if let Some(Some(inotify)) = self.inotify.get() {
+            inotify.unwatch(dirs);
+            return;
+        }
+        let _ = dirs;
+    }
 }
 
 #[cfg(target_os = "linux")]
 mod inotify {
     use super::Ticket;
-    use crate::FastMap;
+    use crate::{FastMap, FastSet};
     use std::ffi::CString;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
@@ -230,6 +242,23 @@ mod inotify {
                         unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), moved) };
                     }
                 }
+            }
+        }
+
+        pub(super) fn unwatch<'a>(&self, dirs: impl IntoIterator<Item = &'a Path>) {
+            let mut watches = self.lock();
+            let mut gone: FastSet<i32> = dirs
+                .into_iter()
+                .filter_map(|dir| watches.by_path.remove(dir))
+                .collect();
+            gone.retain(|wd| watches.by_wd.remove(wd).is_some());
+            // Another path may name the same folder (through a symbolic
+            // link above it): it goes too.
+            watches.by_path.retain(|_, wd| !gone.contains(wd));
+            for wd in gone {
+                // SAFETY: removing a watch of our own descriptor. Its
+                // IN_IGNORED event then names no known watch.
+                unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), wd) };
             }
         }
 

@@ -797,3 +797,48 @@ fn a_repository_created_again_at_the_same_path_is_read_afresh() {
         assert_eq!(status, [format!("?? {}.new", life.replace(' ', "-"))]);
     }
 }
+
+/// The watches of a work tree go back to the budget when it is evicted from
+/// the status cache (least recently used first, past 16 work trees), and a
+/// folder's when it no longer holds tracked files.
+#[cfg(target_os = "linux")]
+#[test]
+fn watches_are_given_back_with_their_folders_and_their_work_trees() {
+    use session_intel_core::project_status::folder_watched;
+    let base = tempfile::tempdir().unwrap();
+    let dir = new_repo(base.path(), "given-back");
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for file in ["top.txt", "kept/a.txt", "emptied/b.txt"] {
+        write(&dir, file, file);
+        set_mtime(&dir.join(file), past);
+    }
+    git_in(&dir, &["add", "."]);
+    commit(&dir, "base", 100);
+    let watched = |folder: &str| folder_watched(&dir.join(folder));
+    status_lines(&dir);
+    assert!(!watched("kept"), "a first status watches nothing");
+    status_lines(&dir);
+    assert!(watched("") && watched("kept") && watched("emptied"));
+
+    // Untracked from now on, the file (and so its folder) still there.
+    git_in(&dir, &["rm", "-q", "--cached", "emptied/b.txt"]);
+    assert_eq!(status_lines(&dir), ["D  emptied/b.txt", "?? emptied/"]);
+    assert!(watched("") && watched("kept"));
+    assert!(!watched("emptied"), "no tracked files left in it");
+
+    // Sixteen other work trees, each used after this one.
+    for n in 0..16 {
+        let other = new_repo(base.path(), &format!("other-{n}"));
+        write(&other, "f.txt", "f");
+        git_in(&other, &["add", "."]);
+        status_lines(&other);
+    }
+    assert!(!watched("") && !watched("kept"), "evicted, so not watched");
+    // Back in use, it is read afresh and watched again from its second status.
+    write(&dir, "kept/a.txt", "changed");
+    for _ in 0..2 {
+        let lines = ["D  emptied/b.txt", " M kept/a.txt", "?? emptied/"];
+        assert_eq!(status_lines(&dir), lines);
+    }
+    assert!(watched("kept"));
+}

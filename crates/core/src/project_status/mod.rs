@@ -20,7 +20,7 @@ use crate::error::{Error, ErrorCode, Result};
 use git::{read_git_state, GitState};
 use github::{github_state, GithubState};
 #[cfg(unix)]
-pub use status_cache::{tracked_folders_stated, untracked_listings};
+pub use status_cache::{folder_watched, tracked_folders_stated, untracked_listings};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

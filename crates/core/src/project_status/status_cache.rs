@@ -22,7 +22,9 @@
 //!   directory. What inotify does not report is not seen until something
 //!   else happens in the folder: a write through a memory map, or through a
 //!   hard link in a folder outside the work tree, and a file system mounted
-//!   over a tracked folder.
+//!   over a tracked folder. Watches go back to the budget when their folder
+//!   no longer holds tracked files, and with their work tree when it is the
+//!   least recently used of more than 16.
 
 use crate::change_monitor::{ChangeMonitor, Ticket};
 use git2::{IndexEntry, Oid};
@@ -121,6 +123,8 @@ struct Untracked {
 
 #[derive(Default)]
 struct Entry {
+    /// When the entry was last used (a process-wide count).
+    used: u64,
     tracked: Option<(TrackedKey, Arc<Tracked>)>,
     untracked: Option<Arc<Untracked>>,
     /// Untracked walks made (diagnostics: reuse shows as no new walk).
@@ -130,12 +134,14 @@ struct Entry {
     folders_stated: u64,
 }
 
-/// Work trees remembered at once; more evict an arbitrary one.
+/// Work trees remembered at once; more evict the least recently used one,
+/// and its folders' watches go back to the budget.
 const MAX_WORK_TREES: usize = 16;
 /// A stamp this close to the listing may have raced it.
 const RACY: Duration = Duration::from_secs(1);
 
-static CACHE: LazyLock<Mutex<HashMap<PathBuf, Entry>>> = LazyLock::new(Default::default);
+/// The work trees, and the count their `used` is taken from.
+static CACHE: LazyLock<Mutex<(HashMap<PathBuf, Entry>, u64)>> = LazyLock::new(Default::default);
 
 /// The watches of tracked folders, for every work tree of the process: a
 /// budget of their own, apart from discovery's, and smaller (a 60,000-file
@@ -144,13 +150,39 @@ static CACHE: LazyLock<Mutex<HashMap<PathBuf, Entry>>> = LazyLock::new(Default::
 static MONITOR: LazyLock<ChangeMonitor> = LazyLock::new(|| ChangeMonitor::with_max_watches(2048));
 
 fn with_entry<R>(root: &Path, f: impl FnOnce(&mut Entry) -> R) -> R {
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if !cache.contains_key(root) && cache.len() >= MAX_WORK_TREES {
-        if let Some(evict) = cache.keys().next().cloned() {
-            cache.remove(&evict);
+    let (result, evicted) = {
+        let mut guard = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        let (cache, clock) = &mut *guard;
+        let mut evicted = None;
+        if !cache.contains_key(root) && cache.len() >= MAX_WORK_TREES {
+            let oldest = cache
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(r, _)| r.clone());
+            evicted = oldest.and_then(|r| cache.remove(&r));
         }
+        *clock += 1;
+        let entry = cache.entry(root.to_path_buf()).or_default();
+        entry.used = *clock;
+        (f(entry), evicted)
+    };
+    if let Some(scans) = evicted.and_then(|e| e.scans) {
+        unwatch(&scans, None);
     }
-    f(cache.entry(root.to_path_buf()).or_default())
+    result
+}
+
+/// Gives back the watches of the folders `scans` watched, except those
+/// `kept` still watches.
+fn unwatch(scans: &TrackedScans, kept: Option<&TrackedScans>) {
+    let watched = |s: &TrackedScans, dir: &PathBuf| matches!(s.tickets.get(dir), Some(Some(_)));
+    MONITOR.unwatch(
+        scans
+            .tickets
+            .keys()
+            .filter(|dir| watched(scans, dir) && !kept.is_some_and(|k| watched(k, dir)))
+            .map(PathBuf::as_path),
+    );
 }
 
 /// The tracked part remembered for `root` under `key`, if any.
@@ -266,10 +298,14 @@ pub fn tracked_findings(
             .collect(),
         tickets,
     });
-    with_entry(root, |e| {
-        e.scans = Some(scans);
+    let replaced = with_entry(root, |e| {
         e.folders_stated += stated;
+        e.scans.replace(scans.clone())
     });
+    // Folders that no longer hold tracked files are not watched for them.
+    if let Some(replaced) = replaced {
+        unwatch(&replaced, Some(&scans));
+    }
     found.iter().flat_map(|(f, _)| f.iter().cloned()).collect()
 }
 
@@ -363,6 +399,12 @@ fn diagnostic(root: &Path, count: impl Fn(&Entry) -> u64) -> u64 {
     CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
+        .0
         .get(root)
         .map_or(0, count)
+}
+
+/// Whether project status watches the folder `dir` for changes (Linux).
+pub fn folder_watched(dir: &Path) -> bool {
+    MONITOR.ticket(dir).is_some()
 }
