@@ -7,9 +7,11 @@ use session_intel_core::project_status::git::read_git_state;
 use session_intel_core::project_status::short_status::short_status_libgit2;
 use session_intel_core::project_status::{gather_project_status, ProjectStatusOptions};
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+mod git_repo;
+use git_repo::*;
 
 const NOW_OFFSETS: [i64; 5] = [
     200 * 86400 + 7 * 3600,
@@ -18,62 +20,6 @@ const NOW_OFFSETS: [i64; 5] = [
     3 * 3600 + 600,
     1000,
 ];
-
-fn git_in(dir: &Path, args: &[&str]) -> String {
-    git_env(dir, args, &[])
-}
-
-fn git_env(dir: &Path, args: &[&str], env: &[(&str, String)]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "protocol.file.allow=always",
-            "-c",
-            "user.name=Tester",
-            "-c",
-            "user.email=t@example.com",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success() || args[0] == "status" || args[0] == "log" || args[0] == "stash",
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn commit(dir: &Path, message: &str, seconds_ago: i64) {
-    let when = format!("@{} +0000", chrono::Utc::now().timestamp() - seconds_ago);
-    git_env(
-        dir,
-        &["commit", "-q", "--allow-empty", "-m", message],
-        &[
-            ("GIT_AUTHOR_DATE", when.clone()),
-            ("GIT_COMMITTER_DATE", when),
-        ],
-    );
-}
-
-fn new_repo(base: &Path, name: &str) -> PathBuf {
-    let dir = base.join(name);
-    fs::create_dir_all(&dir).unwrap();
-    git_in(&dir, &["init", "-q"]);
-    dir
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let path = dir.join(rel);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
 
 /// Compares every git field with the CLI's output for the work tree `dir`,
 /// and checks that libgit2's own status walk (the fallback) agrees too.
@@ -246,8 +192,11 @@ fn racy_clean_crlf_and_attributes() {
     assert_matches_git(&dir);
 }
 
+#[cfg(unix)] // exec bits
 #[test]
 fn core_file_mode_off_leaves_executable_bits_alone_as_git_does() {
+    use session_intel_core::project_status::tracked_folders_stated;
+    use std::os::unix::fs::PermissionsExt;
     let base = tempfile::tempdir().unwrap();
     let dir = new_repo(base.path(), "filemode");
     let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
@@ -280,8 +229,13 @@ fn core_file_mode_off_leaves_executable_bits_alone_as_git_does() {
     // Turned back on, with the index and the folder as they were: the same
     // files are modified again (ours is read first, before git's own status
     // could rewrite the index).
+    let stated = tracked_folders_stated(&dir.join(""));
     git_in(&dir, &["config", "core.fileMode", "true"]);
     assert_matches_git(&dir);
+    assert!(
+        tracked_folders_stated(&dir.join("")) > stated,
+        "the fast path answered, its findings taken afresh"
+    );
     assert_eq!(
         git_status_lines(&dir),
         [" M docs/notes.txt", "MM run.sh", "MM tool.sh"]
@@ -537,17 +491,6 @@ fn settle(dir: &Path) {
 #[cfg(unix)]
 type Change = fn(&Path);
 
-/// The status lines of a whole briefing, as the gateway asks for them (the
-/// repository kept open between asks, listings reused).
-#[cfg(unix)]
-fn status_lines(dir: &Path) -> Vec<String> {
-    let mut options = ProjectStatusOptions::default();
-    options.discover.claude_config_dir = Some(dir.join(".git/no-claude"));
-    options.discover.registry_root = Some(dir.join(".git/no-state"));
-    let brief = gather_project_status(dir.to_str().unwrap(), None, &options, &ScanCache::new());
-    brief.unwrap().git.status.lines
-}
-
 /// `git status --short` of `dir`, without git refreshing the index (that
 /// alone would defeat reuse).
 #[cfg(unix)]
@@ -556,17 +499,6 @@ fn git_status_lines(dir: &Path) -> Vec<String> {
         .lines()
         .map(str::to_owned)
         .collect()
-}
-
-/// Sets the modification time of the file at `path`.
-#[cfg(unix)]
-fn set_mtime(path: &Path, time: std::time::SystemTime) {
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(time)
-        .unwrap();
 }
 
 #[cfg(unix)] // symlinks, exec bits, or the Unix fast path
@@ -796,49 +728,4 @@ fn a_repository_created_again_at_the_same_path_is_read_afresh() {
         assert_eq!(count, commits as usize);
         assert_eq!(status, [format!("?? {}.new", life.replace(' ', "-"))]);
     }
-}
-
-/// The watches of a work tree go back to the budget when it is evicted from
-/// the status cache (least recently used first, past 16 work trees), and a
-/// folder's when it no longer holds tracked files.
-#[cfg(target_os = "linux")]
-#[test]
-fn watches_are_given_back_with_their_folders_and_their_work_trees() {
-    use session_intel_core::project_status::folder_watched;
-    let base = tempfile::tempdir().unwrap();
-    let dir = new_repo(base.path(), "given-back");
-    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-    for file in ["top.txt", "kept/a.txt", "emptied/b.txt"] {
-        write(&dir, file, file);
-        set_mtime(&dir.join(file), past);
-    }
-    git_in(&dir, &["add", "."]);
-    commit(&dir, "base", 100);
-    let watched = |folder: &str| folder_watched(&dir.join(folder));
-    status_lines(&dir);
-    assert!(!watched("kept"), "a first status watches nothing");
-    status_lines(&dir);
-    assert!(watched("") && watched("kept") && watched("emptied"));
-
-    // Untracked from now on, the file (and so its folder) still there.
-    git_in(&dir, &["rm", "-q", "--cached", "emptied/b.txt"]);
-    assert_eq!(status_lines(&dir), ["D  emptied/b.txt", "?? emptied/"]);
-    assert!(watched("") && watched("kept"));
-    assert!(!watched("emptied"), "no tracked files left in it");
-
-    // Sixteen other work trees, each used after this one.
-    for n in 0..16 {
-        let other = new_repo(base.path(), &format!("other-{n}"));
-        write(&other, "f.txt", "f");
-        git_in(&other, &["add", "."]);
-        status_lines(&other);
-    }
-    assert!(!watched("") && !watched("kept"), "evicted, so not watched");
-    // Back in use, it is read afresh and watched again from its second status.
-    write(&dir, "kept/a.txt", "changed");
-    for _ in 0..2 {
-        let lines = ["D  emptied/b.txt", " M kept/a.txt", "?? emptied/"];
-        assert_eq!(status_lines(&dir), lines);
-    }
-    assert!(watched("kept"));
 }
