@@ -296,8 +296,8 @@ export interface DiscoverOptions {
   /** Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
   claudeConfigDir?: string
   /**
-   * OpenClaw's state root holding the registries. Default:
-   * `$OPENCLAW_STATE_DIR`, else `~/.openclaw`.
+   * OpenClaw's state root holding the registries. Default: OpenClaw's own
+   * resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
    */
   registryRoot?: string
   /** Session ids the host knows to be running now. */
@@ -639,7 +639,10 @@ export interface PinSessionOptions {
 
 /** Where pins are kept and transcripts looked for (both optional). */
 export interface PinStoreOptions {
-  /** OpenClaw's state dir. Default: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`. */
+  /**
+   * OpenClaw's state dir. Default: OpenClaw's own resolution
+   * (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
+   */
   stateDir?: string
   /** Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
   claudeConfigDir?: string

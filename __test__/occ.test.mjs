@@ -18,7 +18,7 @@ const MOLTBOT = path.join(fixtures, 'openclaw', 'moltbot-2026-01-31');
 
 /** A home with no config of its own, so the user's files never leak in. */
 const home = tempDir('osi-occ-home-');
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OCC_') && !k.startsWith('ANTHROPIC_') && k !== 'OPENCLAW_STATE_DIR'));
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OCC_') && !k.startsWith('ANTHROPIC_') && !['OPENCLAW_STATE_DIR', 'OPENCLAW_PROFILE', 'OPENCLAW_HOME', 'CLAWDBOT_STATE_DIR'].includes(k)));
 Object.assign(baseEnv, { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), CLAUDE_CONFIG_DIR: path.join(home, '.claude') });
 
 /** Runs occ; returns { code, stdout, stderr, json() }. */
@@ -293,15 +293,19 @@ test('cc sessions, status and select on a real git repository and the Claude Cod
   assert.match(occ(['cc', 'select', 'fix the login redirect', git], { env }).stdout, /^FRESH/);
 });
 
-test('cc sessions, status and select read the registries in the state dir of --state-dir, $OCC_STATE_DIR or the config file', () => {
+test('cc sessions, status and select read the registries in the state dir of --state-dir, $OCC_STATE_DIR, the config file or OpenClaw\'s own resolution', () => {
   const git = tempDir('osi-occ-reg-git-');
   execFileSync('git', ['init', '-q'], { cwd: git });
-  const state = tempDir('osi-occ-reg-state-');
-  fs.mkdirSync(path.join(state, 'agents', 'ops'), { recursive: true });
   const id = '1af7fc5e-8455-4414-9ccd-011d40f70b2a';
-  fs.writeFileSync(path.join(state, 'agents', 'ops', 'claude-code-sessions.json'), JSON.stringify({ sessions: {
-    [`${git}::ui`]: { sessionId: id, createdAt: '2026-11-20T10:00:00.000Z', lastResumedAt: '2026-11-20T11:00:00.000Z', totalCostUsd: 1.5, totalTurns: 3, taskHistory: [{ at: '2026-11-20T11:00:00.000Z', task: 'fix the login redirect', costUsd: 1.5 }], label: 'ui' },
-  } }));
+  /** A state dir at `state` whose agent ops spawned session `id` in `git`. */
+  const registryIn = (state) => {
+    fs.mkdirSync(path.join(state, 'agents', 'ops'), { recursive: true });
+    fs.writeFileSync(path.join(state, 'agents', 'ops', 'claude-code-sessions.json'), JSON.stringify({ sessions: {
+      [`${git}::ui`]: { sessionId: id, createdAt: '2026-11-20T10:00:00.000Z', lastResumedAt: '2026-11-20T11:00:00.000Z', totalCostUsd: 1.5, totalTurns: 3, taskHistory: [{ at: '2026-11-20T11:00:00.000Z', task: 'fix the login redirect', costUsd: 1.5 }], label: 'ui' },
+    } }));
+    return state;
+  };
+  const state = registryIn(tempDir('osi-occ-reg-state-'));
   const spawned = (sessions) => sessions.filter((x) => x.source === 'openclaw' && x.agentId === 'ops').map((x) => x.sessionId);
   const ok = (r) => {
     assert.equal(r.code, 0, r.stderr);
@@ -315,6 +319,13 @@ test('cc sessions, status and select read the registries in the state dir of --s
   fs.writeFileSync(path.join(project, '.occrc'), JSON.stringify({ agent: 'ops', stateDir: state }));
   const pick = ok(occ(['cc', 'select', 'fix the login redirect', git, '--json'], { cwd: project }));
   assert.deepEqual(pick.scores?.map((x) => x.sessionId), [id], JSON.stringify(pick));
+  // Unnamed, the state dir is where OpenClaw keeps it: a profile's, or under $OPENCLAW_HOME.
+  const profileHome = tempDir('osi-occ-reg-home-');
+  registryIn(path.join(profileHome, '.openclaw-work'));
+  assert.deepEqual(spawned(ok(occ(['cc', 'sessions', git, '--json'], { env: { HOME: profileHome, OPENCLAW_PROFILE: 'work' } }))), [id]);
+  const openclawHome = tempDir('osi-occ-reg-oc-home-');
+  registryIn(path.join(openclawHome, '.openclaw'));
+  assert.deepEqual(spawned(ok(occ(['cc', 'sessions', git, '--json'], { env: { OPENCLAW_HOME: openclawHome } }))), [id]);
 });
 
 test('handoff: capture, status, resume (offers it), clear, with --json as the addon returns it', () => {

@@ -9,6 +9,7 @@ use napi_derive::napi;
 use session_intel_core::claude_code::{
     self as cc, discovery, history, paths, registry as reg, ScanCache,
 };
+use session_intel_core::openclaw::state_dir::resolve_state_dir;
 use std::path::PathBuf;
 
 /// Options of `discoverSessions` (all optional).
@@ -17,8 +18,8 @@ use std::path::PathBuf;
 pub struct DiscoverOptions {
     /// Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
     pub claude_config_dir: Option<String>,
-    /// OpenClaw's state root holding the registries. Default:
-    /// `$OPENCLAW_STATE_DIR`, else `~/.openclaw`.
+    /// OpenClaw's state root holding the registries. Default: OpenClaw's own
+    /// resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
     pub registry_root: Option<String>,
     /// Session ids the host knows to be running now.
     pub running_session_ids: Option<Vec<String>>,
@@ -303,7 +304,7 @@ pub struct PeekOptions {
 }
 
 fn registry() -> reg::Registry {
-    reg::Registry::new(reg::Registry::default_root(None))
+    reg::Registry::new(resolve_state_dir(None))
 }
 
 fn now_iso() -> String {

@@ -5,7 +5,8 @@ use chrono::Utc;
 use indexmap::IndexMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use session_intel_core::claude_code::{origin, paths, registry::Registry};
+use session_intel_core::claude_code::{origin, paths};
+use session_intel_core::openclaw::state_dir::resolve_state_dir;
 use session_intel_core::resume::{failure, pins};
 
 fn now_iso() -> String {
@@ -13,7 +14,7 @@ fn now_iso() -> String {
 }
 
 fn store(state_dir: Option<String>, claude_config_dir: Option<String>) -> pins::PinStore {
-    let state = Registry::default_root(state_dir.as_deref().map(std::path::Path::new));
+    let state = resolve_state_dir(state_dir.as_deref().map(std::path::Path::new));
     let claude = paths::claude_config_dir(claude_config_dir.as_deref().map(std::path::Path::new));
     pins::PinStore::new(state, claude)
 }
@@ -22,7 +23,8 @@ fn store(state_dir: Option<String>, claude_config_dir: Option<String>) -> pins::
 #[napi(object)]
 #[derive(Default)]
 pub struct PinStoreOptions {
-    /// OpenClaw's state dir. Default: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`.
+    /// OpenClaw's state dir. Default: OpenClaw's own resolution
+    /// (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
     pub state_dir: Option<String>,
     /// Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
     pub claude_config_dir: Option<String>,

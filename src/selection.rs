@@ -6,6 +6,7 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use session_intel_core::claude_code::{paths, registry::Registry};
+use session_intel_core::openclaw::state_dir::resolve_state_dir;
 use session_intel_core::selection::{self as sel, anthropic::AnthropicApi, relevance, scoring};
 use std::future::Future;
 use std::pin::Pin;
@@ -329,7 +330,7 @@ pub fn select_session<'env>(
         max_budget_usd,
         config,
     };
-    let registry = Registry::new(Registry::default_root(None));
+    let registry = Registry::new(resolve_state_dir(None));
     let claude_dir = paths::claude_config_dir(None);
     let work = async move {
         Ok(sel::select_session(

@@ -14,6 +14,7 @@ use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
 use super::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
+use crate::openclaw::state_dir::resolve_state_dir;
 use crate::platform::{self, FileStat};
 use crate::{FastMap, FastSet};
 use chrono::{DateTime, Utc};
@@ -38,8 +39,8 @@ pub enum SessionSource {
 pub struct DiscoverOptions {
     /// Claude Code's config root (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`).
     pub claude_config_dir: Option<PathBuf>,
-    /// OpenClaw's state root holding the registries (default
-    /// `$OPENCLAW_STATE_DIR`, else `~/.openclaw`).
+    /// OpenClaw's state root holding the registries (default: the state dir
+    /// as OpenClaw resolves it, see [`resolve_state_dir`]).
     pub registry_root: Option<PathBuf>,
     /// Sessions the host knows to be running now.
     pub running_session_ids: Vec<String>,
@@ -312,7 +313,7 @@ pub fn discover_sessions(
     let repo_str = repo.to_string_lossy().into_owned();
     let claude_dir = claude_config_dir(options.claude_config_dir.as_deref());
     let projects = claude_dir.join("projects");
-    let registry = Registry::new(Registry::default_root(options.registry_root.as_deref()));
+    let registry = Registry::new(resolve_state_dir(options.registry_root.as_deref()));
     let persistent = options.persistent_cache.dir();
 
     let registry_rows: Vec<RegistryRow> = registry

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::json_file::{json_number, object_at, read_json, update_json};
 use serde_json::{Map, Value};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// File name of a registry inside an agent's directory.
 pub const REGISTRY_FILE: &str = "claude-code-sessions.json";
@@ -101,17 +101,6 @@ impl Registry {
     /// Registries under `root` (the directory that holds `agents/`).
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Registry { root: root.into() }
-    }
-
-    /// The option, else `$OPENCLAW_STATE_DIR`, else `~/.openclaw`.
-    pub fn default_root(option: Option<&Path>) -> PathBuf {
-        if let Some(root) = option {
-            return root.to_path_buf();
-        }
-        match std::env::var_os("OPENCLAW_STATE_DIR").filter(|v| !v.is_empty()) {
-            Some(dir) => PathBuf::from(dir),
-            None => super::paths::home_dir().join(".openclaw"),
-        }
     }
 
     /// Path of one agent's registry file.
