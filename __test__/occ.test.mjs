@@ -314,7 +314,11 @@ test('cc sessions, status and select read the registries in the state dir of --s
   // The default state dir (~/.openclaw of this empty home) has no registry.
   assert.deepEqual(ok(occ(['cc', 'sessions', git, '--json'])), []);
   assert.deepEqual(spawned(ok(occ(['cc', 'sessions', git, '--json', '--state-dir', state]))), [id]);
-  assert.deepEqual(spawned(ok(occ(['cc', 'status', git, '--json'], { env: { OCC_STATE_DIR: state } })).sessions.recent), [id]);
+  const status = (...flags) => ok(occ(['cc', 'status', git, '--json', ...flags], { env: { OCC_STATE_DIR: state } })).sessions;
+  assert.deepEqual(spawned(status().recent), [id]);
+  // The agent's own: of the agent occ works for (main unless named).
+  assert.deepEqual(status().ownRecent, []);
+  assert.deepEqual(spawned(status('--agent', 'ops').ownRecent), [id]);
   const project = tempDir('osi-occ-reg-cwd-');
   fs.writeFileSync(path.join(project, '.occrc'), JSON.stringify({ agent: 'ops', stateDir: state }));
   const pick = ok(occ(['cc', 'select', 'fix the login redirect', git, '--json'], { cwd: project }));

@@ -295,7 +295,7 @@ const commands = {
       });
     }
     if (sub === 'status') {
-      const status = await addon().gatherProjectStatus(path.resolve(rest[0] ?? '.'), undefined, discovery);
+      const status = await addon().gatherProjectStatus(path.resolve(rest[0] ?? '.'), s.agentId, discovery);
       return print(flags['--json'], status, () => {
         const g = status.git;
         return [
