@@ -189,6 +189,12 @@ test('every error row: exit code, message on stderr, resolution hint', () => {
   assertError(occ(['frobnicate']), 2, /unknown command "frobnicate"/, /occ --help/);
   assertError(occ(['cc', 'frobnicate']), 2, /unknown command "cc frobnicate"/, /sessions\|status\|select/);
   assertError(occ(['cc', 'select']), 2, /needs a task/, /occ cc select/);
+  // Arguments past those a command takes are refused, not ignored.
+  assertError(occ(['cc', 'select', 'fix', 'the', 'login']), 2, /cc select takes a task and at most one repository \(got fix the login\)/, /quote the task/);
+  assertError(occ(['cc', 'sessions', '.', 'extra']), 2, /cc sessions takes at most one repository \(got \. extra\)/, /occ --help/);
+  assertError(occ(['cc', 'status', '.', 'extra']), 2, /cc status takes at most one repository/, /occ --help/);
+  for (const command of ['info', 'clone', 'restore', 'export']) assertError(occ([command, 'a', 'b', '--state-dir', state]), 2, new RegExp(`${command} takes one session id \\(got a b\\)`), /occ --help/);
+  assertError(occ(['edit', 'a', 'b', '--strip-tools', '--state-dir', state]), 2, /edit takes at most one session id/, /occ --help/);
   assertError(occ(['info', '../../etc', '--state-dir', state]), 2, /.+/, /.+/);
   // Write failure: the output's directory is a file (root ignores permission bits).
   const notDir = path.join(tempDir('osi-occ-wf-'), 'a-file');

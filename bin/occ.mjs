@@ -94,6 +94,11 @@ function quietMs(flags) {
   return ms;
 }
 
+/** Refuses arguments past the `count` that `command` takes (`what`). */
+function atMost(count, args, command, what, hint) {
+  if (args.length > count) throw new UsageError(`${command} takes ${what} (got ${args.join(' ')})`, hint);
+}
+
 /** argv → { positional, flags }. */
 function parseArgs(argv) {
   const flags = {};
@@ -201,6 +206,7 @@ const commands = {
   },
   async info({ positional, flags }, s) {
     const [id] = positional;
+    atMost(1, positional, 'info', 'one session id');
     if (!id) throw new UsageError('info needs a session id', "run 'occ list' to see the session ids");
     const i = await addon().transcriptInfo(id, { agentId: s.agentId, stateDir: s.stateDir });
     print(flags['--json'], i, () => [
@@ -214,6 +220,7 @@ const commands = {
     ].join('\n'));
   },
   async edit({ positional, flags }, s) {
+    atMost(1, positional, 'edit', 'at most one session id');
     if (!flags['--strip-tools']) throw new UsageError('edit needs --strip-tools[=<preset>]', "e.g. 'occ edit --strip-tools' or 'occ edit <id> --strip-tools=aggressive'");
     const r = await addon().executeEdit({ sessionId: positional[0], agentId: s.agentId, stateDir: s.stateDir, toolRemoval: { preset: s.preset }, customPresets: s.customPresets, dryRun: Boolean(flags['--dry-run']), quietMs: quietMs(flags) });
     print(flags['--json'], r, () => {
@@ -224,6 +231,7 @@ const commands = {
   },
   async clone({ positional, flags }, s) {
     const [id] = positional;
+    atMost(1, positional, 'clone', 'one session id');
     if (!id) throw new UsageError('clone needs a session id', "run 'occ list' to see the session ids");
     const r = await addon().executeClone({
       sessionId: id, agentId: s.agentId, stateDir: s.stateDir, customPresets: s.customPresets,
@@ -234,12 +242,14 @@ const commands = {
   },
   async restore({ positional, flags }, s) {
     const [id] = positional;
+    atMost(1, positional, 'restore', 'one session id');
     if (!id) throw new UsageError('restore needs a session id', "run 'occ list' to see the session ids");
     const r = await addon().restoreFromBackup(id, { agentId: s.agentId, stateDir: s.stateDir });
     print(flags['--json'], r, () => [`✓ Session restored: ${r.sessionId}`, `  From: ${r.restoredFrom}`, `  Previous content kept as: ${r.replacedBackup} (run restore again to undo)`].join('\n'));
   },
   async export({ positional, flags }, s) {
     const [id] = positional;
+    atMost(1, positional, 'export', 'one session id');
     if (!id) throw new UsageError('export needs a session id', "run 'occ list' to see the session ids");
     const outputPath = flags['-o'] ? path.resolve(flags['-o']) : undefined;
     const r = await addon().exportTranscript(id, { agentId: s.agentId, stateDir: s.stateDir, outputPath });
@@ -285,6 +295,7 @@ const commands = {
     const [sub, ...rest] = positional;
     // The registries of the sessions OpenClaw spawned live in the same state dir as its transcripts.
     const discovery = { registryRoot: s.stateDir };
+    if (sub === 'sessions' || sub === 'status') atMost(1, rest, `cc ${sub}`, 'at most one repository');
     if (sub === 'sessions') {
       const repo = path.resolve(rest[0] ?? '.');
       const sessions = await addon().discoverSessions(repo, discovery);
@@ -311,6 +322,7 @@ const commands = {
     }
     if (sub === 'select') {
       const [task, repoArg] = rest;
+      atMost(2, rest, 'cc select', 'a task and at most one repository', 'quote the task: occ cc select "fix the webhook retries" [repo]');
       if (!task) throw new UsageError('cc select needs a task', 'occ cc select "fix the webhook retries" [repo]');
       const repo = path.resolve(repoArg ?? '.');
       const status = await addon().gatherProjectStatus(repo, s.agentId, discovery);
