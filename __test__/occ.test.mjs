@@ -195,6 +195,9 @@ test('every error row: exit code, message on stderr, resolution hint', () => {
   assertError(occ(['cc', 'status', '.', 'extra']), 2, /cc status takes at most one repository/, /occ --help/);
   for (const command of ['info', 'clone', 'restore', 'export']) assertError(occ([command, 'a', 'b', '--state-dir', state]), 2, new RegExp(`${command} takes one session id \\(got a b\\)`), /occ --help/);
   assertError(occ(['edit', 'a', 'b', '--strip-tools', '--state-dir', state]), 2, /edit takes at most one session id/, /occ --help/);
+  assertError(occ(['list', 'a', '--state-dir', state]), 2, /list takes no arguments \(got a\)/, /occ --help/);
+  assertError(occ(['handoff', 'status', 'a', '--state-dir', state]), 2, /handoff status takes no arguments \(got a\)/, /occ --help/);
+  assertError(occ(['handoff', 'capture', 'a', 'b', '--state-dir', state]), 2, /handoff capture takes at most one session id \(got a b\)/, /occ --help/);
   assertError(occ(['info', '../../etc', '--state-dir', state]), 2, /.+/, /.+/);
   // Write failure: the output's directory is a file (root ignores permission bits).
   const notDir = path.join(tempDir('osi-occ-wf-'), 'a-file');

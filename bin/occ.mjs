@@ -195,7 +195,7 @@ const commands = {
   async list({ positional, flags }, s) {
     const limit = flags['-n'] === undefined ? undefined : Number(flags['-n']);
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new UsageError(`-n takes a positive whole number, not ${flags['-n']}`);
-    if (positional.length) throw new UsageError(`list takes no arguments (got ${positional.join(' ')})`);
+    atMost(0, positional, 'list', 'no arguments');
     const list = await addon().listTranscripts({ agentId: s.agentId, stateDir: s.stateDir, limit });
     print(flags['--json'], list, () => {
       if (!list.length) return `No sessions for agent ${s.agentId}.`;
@@ -268,11 +268,11 @@ const commands = {
       `  Next step: ${st.summary.nextStep || '(none)'}`,
     ];
     if (sub === 'capture') {
-      if (rest.length > 1) throw new UsageError(`handoff capture takes at most one session id (got ${rest.join(' ')})`);
+      atMost(1, rest, 'handoff capture', 'at most one session id');
       const st = await addon().captureHandoff({ ...opts, sessionId: rest[0], trigger: flags['--trigger'] ?? 'manual', project: flags['--project'] });
       return print(flags['--json'], st, () => [`✓ Handoff captured from ${st.previousSessionId}`, ...summaryLines(st), `  Patterns: ${st.patterns.length}`].join('\n'));
     }
-    if (rest.length) throw new UsageError(`handoff ${sub} takes no arguments (got ${rest.join(' ')})`);
+    atMost(0, rest, `handoff ${sub}`, 'no arguments');
     if (sub === 'status') {
       const h = await addon().handoffStatus(opts);
       return print(flags['--json'], h, () => {
