@@ -252,6 +252,9 @@ mod inotify {
                 .filter_map(|dir| watches.by_path.remove(dir))
                 .collect();
             gone.retain(|wd| watches.by_wd.remove(wd).is_some());
+            if gone.is_empty() {
+                return; // the usual case after a status: the same folders
+            }
             // Another path may name the same folder (through a symbolic
             // link above it): it goes too.
             watches.by_path.retain(|_, wd| !gone.contains(wd));

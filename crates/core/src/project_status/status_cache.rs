@@ -175,13 +175,14 @@ fn with_entry<R>(root: &Path, f: impl FnOnce(&mut Entry) -> R) -> R {
 /// Gives back the watches of the folders `scans` watched, except those
 /// `kept` still watches.
 fn unwatch(scans: &TrackedScans, kept: Option<&TrackedScans>) {
-    let watched = |s: &TrackedScans, dir: &PathBuf| matches!(s.tickets.get(dir), Some(Some(_)));
+    let still_watched =
+        |dir: &PathBuf| kept.is_some_and(|k| matches!(k.tickets.get(dir), Some(Some(_))));
     MONITOR.unwatch(
         scans
             .tickets
-            .keys()
-            .filter(|dir| watched(scans, dir) && !kept.is_some_and(|k| watched(k, dir)))
-            .map(PathBuf::as_path),
+            .iter()
+            .filter(|(dir, ticket)| ticket.is_some() && !still_watched(dir))
+            .map(|(dir, _)| dir.as_path()),
     );
 }
 
