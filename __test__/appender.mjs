@@ -1,9 +1,11 @@
 // Child of edit.test.mjs: appends whole turns to a transcript, one line per
-// write like OpenClaw's appendFileSync, every few ms, until stdin closes;
-// then prints the ids of the lines no edit may drop (user and text replies).
+// write like OpenClaw's appendFileSync, every few ms (or, given 0 as the
+// pause, without ever holding still), until stdin closes; then prints the
+// ids of the lines no edit may drop (user and text replies).
 import fs from 'node:fs';
 
-const [file] = process.argv.slice(2);
+const [file, pauseMs = '3'] = process.argv.slice(2);
+const pause = Number(pauseMs);
 const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
 let parent = JSON.parse(lines[lines.length - 1]).id;
 const kept = [];
@@ -22,11 +24,17 @@ function turn() {
     console.log(JSON.stringify({ kept }));
     return;
   }
-  const t = n;
-  kept.push(line('user', [{ type: 'text', text: `appended ${t}` }]));
-  line('assistant', [{ type: 'toolCall', id: `call_p${t}`, name: 'exec', arguments: { command: 'ls' } }]);
-  line('toolResult', [{ type: 'text', text: 'ok' }], { toolCallId: `call_p${t}`, toolName: 'exec', isError: false });
-  kept.push(line('assistant', [{ type: 'text', text: `reply ${t}` }]));
-  setTimeout(turn, 3);
+  // Without a pause, turns follow each other for 50 ms at a time; stdin is
+  // looked at in between.
+  const until = performance.now() + (pause ? 0 : 50);
+  do {
+    const t = n;
+    kept.push(line('user', [{ type: 'text', text: `appended ${t}` }]));
+    line('assistant', [{ type: 'toolCall', id: `call_p${t}`, name: 'exec', arguments: { command: 'ls' } }]);
+    line('toolResult', [{ type: 'text', text: 'ok' }], { toolCallId: `call_p${t}`, toolName: 'exec', isError: false });
+    kept.push(line('assistant', [{ type: 'text', text: `reply ${t}` }]));
+  } while (performance.now() < until);
+  if (pause) setTimeout(turn, pause);
+  else setImmediate(turn);
 }
 turn();

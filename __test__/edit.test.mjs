@@ -150,6 +150,28 @@ test('an appender writing every few ms during 200 edits loses no line', async ()
   console.log(`# appender: ${kept.length} kept lines appended, ${written} edits wrote, ${folded} lines folded in during edits`);
 });
 
+test('an edit against a writer that never holds still finishes and loses no line', { timeout: 120_000 }, async () => {
+  const { state, dir } = stateWith({ 'd6.jsonl': openclawTranscript(5) });
+  const file = path.join(dir, 'd6.jsonl');
+  const appender = spawn(process.execPath, [path.join(root, '__test__', 'appender.mjs'), file, '0'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  appender.stdout.on('data', (d) => (out += d));
+  const done = new Promise((r) => appender.on('exit', r));
+  const start = fs.statSync(file).size;
+  while (fs.statSync(file).size < start + 100_000) await new Promise((r) => setTimeout(r, 10));
+  // It used to fold in the writer's lines for as long as they kept coming.
+  const r = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+  appender.stdin.end();
+  await done;
+  assert.equal(r.changed, true);
+  assert.ok(r.appendedLinesKept > 0, 'lines appended during the edit were folded in');
+  await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+  const { kept } = JSON.parse(out);
+  const ids = new Set(parseAll(fs.readFileSync(file)).map((e) => e.id));
+  const lost = kept.filter((id) => !ids.has(id));
+  assert.deepEqual(lost, [], `${lost.length} of ${kept.length} appended lines lost`);
+});
+
 test('a last line left without its newline is kept whole and terminated, not edited half-written', async () => {
   const base = openclawTranscript(30);
   const last = JSON.parse(base.trim().split('\n').at(-1)).id;

@@ -19,6 +19,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::json_file::read_json;
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
 use crate::platform;
+use aho_corasick::AhoCorasick;
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -451,34 +452,53 @@ fn whole_lines(bytes: &[u8]) -> usize {
     memchr::memrchr(b'\n', bytes).map_or(0, |p| p + 1)
 }
 
-/// A line written by another process, with references to deleted entries
-/// re-linked the way the edit re-linked the file.
-fn relink_line(raw: &[u8], relinked: &HashMap<String, Option<String>>) -> Vec<u8> {
-    let mentions = relinked
-        .keys()
-        .any(|id| memchr::memmem::find(raw, id.as_bytes()).is_some());
-    let Some(mut v) = mentions
-        .then(|| serde_json::from_slice::<Value>(raw).ok())
-        .flatten()
-    else {
-        return raw.to_vec();
-    };
-    let mut changed = false;
-    for field in std::iter::once("parentId").chain(REFERENCE_FIELDS) {
-        if let Some(new) = v
-            .get(field)
-            .and_then(Value::as_str)
-            .and_then(|id| relinked.get(id))
-            .cloned()
-        {
-            v[field] = new.map_or(Value::Null, Value::String);
-            changed = true;
-        }
+/// Lines written by another process during an edit, with references to
+/// deleted entries re-linked the way the edit re-linked the file.
+struct Relinker<'a> {
+    relinked: &'a HashMap<String, Option<String>>,
+    /// Finds any deleted entry's id in a line in one pass, however many
+    /// were deleted (`None` when none were, or the automaton could not be
+    /// built: then every line is parsed).
+    mentions: Option<AhoCorasick>,
+}
+
+impl<'a> Relinker<'a> {
+    fn new(relinked: &'a HashMap<String, Option<String>>) -> Self {
+        let mentions = (!relinked.is_empty())
+            .then(|| AhoCorasick::new(relinked.keys()).ok())
+            .flatten();
+        Relinker { relinked, mentions }
     }
-    if changed {
-        serde_json::to_vec(&v).unwrap_or_else(|_| raw.to_vec())
-    } else {
-        raw.to_vec()
+
+    /// `raw` with its references to deleted entries re-linked.
+    fn line(&self, raw: &[u8]) -> Vec<u8> {
+        let mentions = match &self.mentions {
+            Some(ids) => ids.is_match(raw),
+            None => !self.relinked.is_empty(),
+        };
+        let Some(mut v) = mentions
+            .then(|| serde_json::from_slice::<Value>(raw).ok())
+            .flatten()
+        else {
+            return raw.to_vec();
+        };
+        let mut changed = false;
+        for field in std::iter::once("parentId").chain(REFERENCE_FIELDS) {
+            if let Some(new) = v
+                .get(field)
+                .and_then(Value::as_str)
+                .and_then(|id| self.relinked.get(id))
+                .cloned()
+            {
+                v[field] = new.map_or(Value::Null, Value::String);
+                changed = true;
+            }
+        }
+        if changed {
+            serde_json::to_vec(&v).unwrap_or_else(|_| raw.to_vec())
+        } else {
+            raw.to_vec()
+        }
     }
 }
 
@@ -496,11 +516,15 @@ fn replace(
     if !body.is_empty() && !body.ends_with(b"\n") {
         body.push(b'\n');
     }
-    // Fold in complete appended lines until the file holds still. A last
-    // line without its newline that does not grow for STALLED is a finished
-    // line whose writer left the newline out: it is taken, and terminated.
+    // Fold in complete appended lines until the file holds still, or until
+    // the deadline when a writer never pauses: what it adds after the last
+    // look is carried over after the rename, below. A last line without
+    // its newline that does not grow for STALLED is a finished line whose
+    // writer left the newline out: it is taken, and terminated.
     const STALLED: Duration = Duration::from_millis(300);
     let deadline = Instant::now() + Duration::from_secs(2);
+    let relinked = outcome.strip.relinked.clone();
+    let relinker = Relinker::new(&relinked);
     let mut partial: Option<(u64, Instant)> = None;
     loop {
         let now = fs::metadata(path).map_err(io_err(path))?;
@@ -528,15 +552,19 @@ fn replace(
             .split(|&b| b == b'\n')
             .filter(|l| !l.is_empty())
         {
-            body.extend_from_slice(&relink_line(line, &outcome.strip.relinked));
+            body.extend_from_slice(&relinker.line(line));
             body.push(b'\n');
             outcome.appended_lines_kept += 1;
         }
         consumed += complete as u64;
+        let late = Instant::now() > deadline;
+        if late && complete > 0 {
+            break;
+        }
         if complete == tail.len() {
             continue;
         }
-        if Instant::now() > deadline {
+        if late {
             return Err(concurrent(
                 path,
                 "a line is being written and does not finish",
@@ -566,7 +594,7 @@ fn replace(
     if !tail.is_empty() {
         let mut rescued = Vec::new();
         for line in tail.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            rescued.extend_from_slice(&relink_line(line, &outcome.strip.relinked));
+            rescued.extend_from_slice(&relinker.line(line));
             rescued.push(b'\n');
             outcome.appended_lines_kept += 1;
         }
