@@ -330,7 +330,8 @@ export declare function discoverSessions(repoPath: string, options?: DiscoverOpt
  * 150 sessions from JSON in a third of the time Node-API takes to build
  * them property by property on the main thread. Every number is finite
  * (counts, and costs read from JSON), so the text holds exactly what
- * `discoverSessions` returns.
+ * `discoverSessions` returns. A repeat call that finds nothing changed
+ * returns the text written before.
  */
 export declare function discoverSessionsJson(repoPath: string, options?: DiscoverOptions | undefined | null): Promise<string>
 

@@ -6,11 +6,13 @@ use chrono::{DateTime, Utc};
 use indexmap::IndexMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use rayon::prelude::*;
 use session_intel_core::claude_code::{
     self as cc, discovery, history, paths, registry as reg, ScanCache,
 };
 use session_intel_core::openclaw::state_dir::resolve_state_dir;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Options of `discoverSessions` (all optional).
 #[napi(object)]
@@ -108,6 +110,12 @@ pub struct DiscoveredSession {
     /// Path of the main transcript, when it was found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
+}
+
+impl From<&cc::DiscoveredSession> for DiscoveredSession {
+    fn from(s: &cc::DiscoveredSession) -> Self {
+        s.clone().into()
+    }
 }
 
 impl From<cc::DiscoveredSession> for DiscoveredSession {
@@ -486,7 +494,7 @@ fn discover_options(options: Option<DiscoverOptions>) -> cc::DiscoverOptions {
 pub fn discover_sessions(
     repo_path: String,
     options: Option<DiscoverOptions>,
-) -> AsyncTask<CoreTask<Vec<cc::DiscoveredSession>, Vec<DiscoveredSession>>> {
+) -> AsyncTask<CoreTask<Arc<Vec<cc::DiscoveredSession>>, Vec<DiscoveredSession>>> {
     let options = discover_options(options);
     AsyncTask::new(CoreTask::new(
         move || {
@@ -496,7 +504,7 @@ pub fn discover_sessions(
                 ScanCache::global(),
             ))
         },
-        |v| v.into_iter().map(Into::into).collect(),
+        |v| v.iter().map(Into::into).collect(),
     ))
 }
 
@@ -506,7 +514,8 @@ pub fn discover_sessions(
 /// 150 sessions from JSON in a third of the time Node-API takes to build
 /// them property by property on the main thread. Every number is finite
 /// (counts, and costs read from JSON), so the text holds exactly what
-/// `discoverSessions` returns.
+/// `discoverSessions` returns. A repeat call that finds nothing changed
+/// returns the text written before.
 #[napi(catch_unwind, ts_return_type = "Promise<string>")]
 pub fn discover_sessions_json(
     repo_path: String,
@@ -515,12 +524,9 @@ pub fn discover_sessions_json(
     let options = discover_options(options);
     AsyncTask::new(CoreTask::new(
         move || {
-            let sessions: Vec<DiscoveredSession> =
-                cc::discover_sessions(&repo_path, &options, ScanCache::global())
-                    .into_iter()
-                    .map(Into::into)
-                    .collect();
-            serde_json::to_string(&sessions).map_err(|e| {
+            let json =
+                cc::discover_sessions_as(&repo_path, &options, ScanCache::global(), sessions_json);
+            json.as_ref().clone().map_err(|e| {
                 session_intel_core::Error::new(
                     session_intel_core::ErrorCode::Internal,
                     format!("cannot write the sessions as JSON: {e}"),
@@ -529,6 +535,20 @@ pub fn discover_sessions_json(
         },
         |json| json,
     ))
+}
+
+/// The JSON text of `sessions`, as `discoverSessions` returns them. Each
+/// session is written on its own, in parallel: there may be thousands.
+fn sessions_json(sessions: Vec<cc::DiscoveredSession>) -> std::result::Result<String, String> {
+    let parts: Vec<Vec<u8>> = sessions
+        .into_par_iter()
+        .map(|s| serde_json::to_vec(&DiscoveredSession::from(s)))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut text = vec![b'['];
+    text.extend(parts.join(&b','));
+    text.push(b']');
+    String::from_utf8(text).map_err(|e| e.to_string())
 }
 
 /// A time as `Date` holds it: milliseconds since the epoch.

@@ -1,16 +1,19 @@
 //! The persistent scan cache, on a real Claude Code project folder (the
 //! spotter fixture: a session with subagents) copied into a temporary config
 //! dir. A new `ScanCache` stands for a fresh process; every result with the
-//! cache is compared with a scan that has none. Also the folder listings a
-//! process keeps between calls, on the same fixture.
+//! cache is compared with a scan that has none. Also what a process keeps
+//! between calls (folder listings, results), on the same fixture.
 
+use session_intel_core::claude_code::registry::{Registry, SaveMeta};
 use session_intel_core::claude_code::scan_store::{self, cache_file, MAGIC};
 use session_intel_core::claude_code::{
-    discover_sessions, DiscoverOptions, DiscoveredSession, PersistentCache, ScanCache,
+    discover_sessions, discover_sessions_as, DiscoverOptions, DiscoveredSession, PersistentCache,
+    ScanCache, SessionSource,
 };
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 const REPO: &str = "/home/USER/projects/spotter-worktrees/spotter-4te";
@@ -70,13 +73,13 @@ impl Setup {
     }
 
     /// A fresh process with the persistent cache.
-    fn cached(&self) -> Vec<DiscoveredSession> {
+    fn cached(&self) -> Arc<Vec<DiscoveredSession>> {
         let options = self.options(PersistentCache::In(self.cache_dir.clone()));
         discover_sessions(REPO, &options, &ScanCache::new())
     }
 
     /// A fresh process without one.
-    fn uncached(&self) -> Vec<DiscoveredSession> {
+    fn uncached(&self) -> Arc<Vec<DiscoveredSession>> {
         discover_sessions(REPO, &self.options(PersistentCache::Off), &ScanCache::new())
     }
 }
@@ -359,4 +362,97 @@ fn listings_kept_between_calls_see_added_sessions_subagents_and_appends() {
     let removed = call();
     let original = removed.iter().find(|x| x.session_id == first[0].session_id);
     assert_eq!(original.unwrap().subagent_count, subagent_count);
+}
+
+#[test]
+fn a_repeat_call_returns_the_same_result_until_any_of_its_inputs_changes() {
+    let s = Setup::new();
+    let process = ScanCache::new();
+    let options = s.options(PersistentCache::Off);
+    let call = |options: &DiscoverOptions| discover_sessions(REPO, options, &process);
+    let first = call(&options);
+    assert!(
+        Arc::ptr_eq(&first, &call(&options)),
+        "nothing changed: the result is not built again"
+    );
+    let id = first[0].session_id.clone();
+    // Each form a caller makes of the sessions is kept apart.
+    let render = |sessions: Vec<DiscoveredSession>| format!("{} sessions", sessions.len());
+    let text = discover_sessions_as(REPO, &options, &process, render);
+    assert_eq!(*text, format!("{} sessions", first.len()));
+    assert!(Arc::ptr_eq(
+        &text,
+        &discover_sessions_as(REPO, &options, &process, |_| unreachable!("made again"))
+    ));
+    assert!(Arc::ptr_eq(&first, &call(&options)));
+
+    // The registry changes, no transcript does.
+    let registry = Registry::new(s.config.parent().unwrap().join("state"));
+    let meta = SaveMeta {
+        task: Some("fix the login".into()),
+        ..SaveMeta::default()
+    };
+    registry
+        .save("main", REPO, &id, &meta, "2026-01-02T03:04:05.000Z")
+        .unwrap();
+    let saved = call(&options);
+    assert!(!Arc::ptr_eq(&first, &saved));
+    assert_eq!(saved[0].source, SessionSource::Openclaw);
+    assert_eq!(saved[0].last_task.as_deref(), Some("fix the login"));
+    assert_eq!(shown(&saved), shown(&s.uncached()));
+    assert!(Arc::ptr_eq(&saved, &call(&options)));
+    registry
+        .update_stats("main", REPO, Some(3.0), None)
+        .unwrap();
+    let counted = call(&options);
+    assert_eq!(counted[0].total_turns, Some(3.0));
+    assert_eq!(shown(&counted), shown(&s.uncached()));
+
+    // What the host says is running is an input too; each set of options
+    // keeps its own result.
+    let running = DiscoverOptions {
+        running_session_ids: vec![id.clone()],
+        ..s.options(PersistentCache::Off)
+    };
+    let busy = DiscoverOptions {
+        repo_busy: true,
+        ..s.options(PersistentCache::Off)
+    };
+    for other in [&running, &busy] {
+        let found = call(other);
+        assert!(
+            found
+                .iter()
+                .find(|x| x.session_id == id)
+                .unwrap()
+                .is_running
+        );
+        assert!(
+            !counted
+                .iter()
+                .find(|x| x.session_id == id)
+                .unwrap()
+                .is_running
+        );
+        assert!(Arc::ptr_eq(&found, &call(other)));
+    }
+    assert!(Arc::ptr_eq(&counted, &call(&options)));
+
+    // A transcript grows.
+    let line = fs::read_to_string(s.main_file())
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("\"usage\"") && l.contains("\"output_tokens\""))
+        .unwrap()
+        .replace("\"output_tokens\":", "\"output_tokens\":1")
+        .replace("\"id\":\"msg_", "\"id\":\"msg_appended");
+    fs::OpenOptions::new()
+        .append(true)
+        .open(s.main_file())
+        .unwrap()
+        .write_all(format!("{line}\n").as_bytes())
+        .unwrap();
+    let grown = call(&options);
+    assert!(grown[0].tokens.output > counted[0].tokens.output);
+    assert_eq!(shown(&grown), shown(&s.uncached()));
 }

@@ -11,6 +11,7 @@ use session_intel_core::claude_code::{
 };
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 const REPO: &str = "/home/USER/projects/spotter-worktrees/spotter-4te";
@@ -40,7 +41,7 @@ fn options(config: &Path, cache_dir: &Path) -> DiscoverOptions {
 
 /// A fresh process's discovery with the persistent cache, and the read
 /// calls it made.
-fn fresh(config: &Path, cache_dir: &Path) -> (Vec<DiscoveredSession>, u64) {
+fn fresh(config: &Path, cache_dir: &Path) -> (Arc<Vec<DiscoveredSession>>, u64) {
     let before = read_calls();
     let found = discover_sessions(REPO, &options(config, cache_dir), &ScanCache::new());
     (found, read_calls() - before)

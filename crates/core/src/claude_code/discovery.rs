@@ -8,8 +8,9 @@
 //! parent session and never listed as sessions of their own.
 
 use super::dir_cache::{Listed, Round};
-use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically, ProjectDir};
+use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically};
 use super::registry::{Registry, RegistryRow};
+use super::result_memo::Inputs;
 use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
 use super::transcript::TranscriptFacts;
@@ -23,6 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Where a discovered session is known from.
@@ -241,7 +243,7 @@ fn collect_agent_files(
     let Some(listed) = round.list(dir, Some(parent)) else {
         return;
     };
-    let items = std::sync::Arc::clone(&listed.items);
+    let items = Arc::clone(&listed.items);
     out.extend(
         items
             .iter()
@@ -303,14 +305,42 @@ fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
         .map(|d| d.with_timezone(&Utc))
 }
 
-/// Discovers every session of the repository at `repo_path`.
+/// Discovers every session of the repository at `repo_path`, most
+/// relevant first (running, then most recently modified).
+///
+/// The result is shared: a repeat call that finds nothing changed returns
+/// the very one it returned before (see [`ResultMemo`](super::result_memo)).
 pub fn discover_sessions(
     repo_path: &str,
     options: &DiscoverOptions,
     cache: &ScanCache,
-) -> Vec<DiscoveredSession> {
+) -> Arc<Vec<DiscoveredSession>> {
+    discover_sessions_as(repo_path, options, cache, |sessions| sessions)
+}
+
+/// [`discover_sessions`], with the sessions made by `render` into what the
+/// caller keeps of them (the JSON text a binding hands over, say). A repeat
+/// call that finds nothing changed returns what `render` made of the same
+/// sessions before, without building or rendering them again.
+pub fn discover_sessions_as<T: Send + Sync + 'static>(
+    repo_path: &str,
+    options: &DiscoverOptions,
+    cache: &ScanCache,
+    render: impl FnOnce(Vec<DiscoveredSession>) -> T + Send,
+) -> Arc<T> {
+    // On one of rayon's threads, its parallel steps share their work with
+    // the others directly; from any other thread, each would be handed over
+    // and waited for on its own.
+    rayon::scope(|_| discover_in_pool(repo_path, options, cache, render))
+}
+
+fn discover_in_pool<T: Send + Sync + 'static>(
+    repo_path: &str,
+    options: &DiscoverOptions,
+    cache: &ScanCache,
+    render: impl FnOnce(Vec<DiscoveredSession>) -> T,
+) -> Arc<T> {
     let repo = resolve_lexically(repo_path);
-    let repo_str = repo.to_string_lossy().into_owned();
     let claude_dir = claude_config_dir(options.claude_config_dir.as_deref());
     let projects = claude_dir.join("projects");
     let registry = Registry::new(resolve_state_dir(options.registry_root.as_deref()));
@@ -321,8 +351,15 @@ pub fn discover_sessions(
         .into_iter()
         .filter(|row| resolve_lexically(&row.repo_path) == repo)
         .collect();
+    let mut inputs = Inputs {
+        dirs: project_dirs_for_repo(&projects, &repo),
+        repo,
+        registry_rows,
+        elsewhere: HashMap::new(),
+        running_session_ids: options.running_session_ids.clone(),
+        repo_busy: options.repo_busy,
+    };
 
-    let dirs = project_dirs_for_repo(&projects, &repo);
     let round = cache
         .dirs()
         .round(!options.stat_every_file && !super::turned_off("OPENCLAW_SESSION_INTEL_WATCH"));
@@ -333,42 +370,72 @@ pub fn discover_sessions(
             cache.attach(&claude_dir, dir);
         }
     };
-    let list = || -> Vec<(ProjectDir, FolderListing)> {
-        dirs.into_iter()
-            .map(|d| {
-                let listing = list_folder(&d.path, &round);
-                (d, listing)
-            })
+    let list = || -> Vec<FolderListing> {
+        inputs
+            .dirs
+            .iter()
+            .map(|d| list_folder(&d.path, &round))
             .collect()
     };
     let ((), listings) = rayon::join(attach, list);
-    // Keyed by the path's bytes: hashing a `Path` walks its components.
-    let folders: FastMap<&OsStr, &Listed> = listings
-        .iter()
-        .flat_map(|(_, l)| &l.folders)
-        .map(|f| (f.dir.as_os_str(), f))
-        .collect();
 
     // Registry sessions whose transcript is not in the repository's folders.
     let listed: FastSet<&str> = listings
         .iter()
-        .flat_map(|(_, l)| l.sessions.iter().map(|(s, _)| s.as_str()))
+        .flat_map(|l| l.sessions.iter().map(|(s, _)| s.as_str()))
         .collect();
-    let mut elsewhere: HashMap<String, PathBuf> = HashMap::new();
-    for row in &registry_rows {
+    for row in &inputs.registry_rows {
         let id = &row.entry.session_id;
         if !listed.contains(id.as_str()) {
-            if let Some(path) = find_transcript(&claude_dir, &repo, id) {
-                elsewhere.insert(id.clone(), path);
+            if let Some(path) = find_transcript(&claude_dir, &inputs.repo, id) {
+                inputs.elsewhere.insert(id.clone(), path);
             }
         }
     }
+    let inputs = inputs;
 
-    // Scan everything at once, largest first so the long files start early.
+    let scans = scan_all(&listings, &inputs.elsewhere, &round, cache);
+    let mut forgot = false;
+    for dir in &inputs.dirs {
+        forgot |= cache.forget_missing(&dir.path, &|p| scans.contains_key(p));
+    }
+    if persistent.is_some() {
+        let read: u64 = scans.values().map(|s| s.read_bytes).sum();
+        cache.persist(&claude_dir, read, forgot);
+    }
+
+    if let Some(made) = cache.results().get(&inputs, &scans) {
+        return made;
+    }
+    let made = Arc::new(render(build_sessions(
+        &inputs, &listings, &scans, options, cache,
+    )));
+    let scans = scans
+        .into_iter()
+        .map(|(path, scan)| (path.to_owned(), scan))
+        .collect();
+    cache.results().put(inputs, scans, Arc::clone(&made));
+    made
+}
+
+/// Stats and scans every file of the listings and `elsewhere` at once,
+/// largest first so that the long files start early.
+fn scan_all<'a>(
+    listings: &'a [FolderListing],
+    elsewhere: &'a HashMap<String, PathBuf>,
+    round: &Round,
+    cache: &ScanCache,
+) -> FastMap<&'a OsStr, FileScan> {
+    // Keyed by the path's bytes: hashing a `Path` walks its components.
+    let folders: FastMap<&OsStr, &Listed> = listings
+        .iter()
+        .flat_map(|l| &l.folders)
+        .map(|f| (f.dir.as_os_str(), f))
+        .collect();
     let mut seen_files: FastSet<&OsStr> = FastSet::default();
     let files: Vec<&PathBuf> = listings
         .iter()
-        .flat_map(|(_, l)| l.files())
+        .flat_map(FolderListing::files)
         .chain(elsewhere.values())
         .filter(|p| seen_files.insert(p.as_os_str()))
         .collect();
@@ -387,20 +454,22 @@ pub fn discover_sessions(
         })
         .collect();
     stated.sort_by_key(|(_, s)| std::cmp::Reverse(s.map_or(0, |s| s.len)));
-    let scans: FastMap<&OsStr, FileScan> = stated
+    stated
         .into_par_iter()
         .with_max_len(1)
         .map(|(p, stat)| (p.as_os_str(), cache.scan_with(p, stat)))
-        .collect();
-    let mut forgot = false;
-    for (dir, _) in &listings {
-        forgot |= cache.forget_missing(&dir.path, &|p| scans.contains_key(p));
-    }
-    if persistent.is_some() {
-        let read: u64 = scans.values().map(|s| s.read_bytes).sum();
-        cache.persist(&claude_dir, read, forgot);
-    }
+        .collect()
+}
 
+/// The sessions of `inputs`, from the scans of their files.
+fn build_sessions(
+    inputs: &Inputs,
+    listings: &[FolderListing],
+    scans: &FastMap<&OsStr, FileScan>,
+    options: &DiscoverOptions,
+    cache: &ScanCache,
+) -> Vec<DiscoveredSession> {
+    let repo_str = inputs.repo.to_string_lossy();
     // Titles from summary records, keyed by the leaf they name.
     let mut summary_titles: HashMap<u128, &str> = HashMap::new();
     for scan in scans.values() {
@@ -413,7 +482,7 @@ pub fn discover_sessions(
     let mut native: Vec<(String, PathBuf, Vec<PathBuf>)> = Vec::new();
     let mut native_index: FastMap<&str, usize> = FastMap::default();
     let mut flat_by_parent: HashMap<String, Vec<PathBuf>> = HashMap::new();
-    for (dir, listing) in &listings {
+    for (dir, listing) in inputs.dirs.iter().zip(listings) {
         for path in &listing.flat_agents {
             if let Some(parent) = scans
                 .get(path.as_os_str())
@@ -454,44 +523,64 @@ pub fn discover_sessions(
         SessionRow::new(id, main, main_scan, &sub_scans, &summary_titles, cache)
     };
 
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut out: Vec<DiscoveredSession> = Vec::new();
-    for row in &registry_rows {
-        let id = &row.entry.session_id;
-        seen.insert(id.clone());
-        let folder_hit = native_index.get(id.as_str()).map(|&i| &native[i]);
-        let (main, subs) = match folder_hit {
-            Some((_, p, s)) => (Some(p.clone()), s.clone()),
-            None => (elsewhere.get(id).cloned(), Vec::new()),
-        };
-        let base = build(id, main.as_ref(), &subs);
-        let resumed = parse_iso(&row.entry.last_resumed_at);
-        let last_modified = match (resumed, base.modified) {
-            (Some(r), Some(m)) => r.max(m),
-            (Some(r), None) => r,
-            (None, Some(m)) => m,
-            (None, None) => DateTime::<Utc>::UNIX_EPOCH,
-        };
-        let mut s = base.into_session(&repo_str, SessionSource::Openclaw, last_modified);
-        s.agent_id = Some(row.agent_id.clone());
-        s.total_cost_usd = Some(row.entry.total_cost_usd);
-        s.total_turns = Some(row.entry.total_turns);
-        s.last_task = row.entry.task_history.last().map(|t| t.task.clone());
-        s.label = row.entry.label.clone();
-        s.is_running = options.repo_busy || running.contains(id.as_str());
-        out.push(s);
-    }
-    for (id, path, subs) in &native {
-        if seen.contains(id) {
-            continue;
-        }
-        let base = build(id, Some(path), subs);
-        let last_modified = base.modified.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
-        let mut s = base.into_session(&repo_str, SessionSource::NativeOnly, last_modified);
-        s.is_running = running.contains(id.as_str());
-        out.push(s);
-    }
-    out.sort_by(|a, b| {
+    // Registry sessions first, in registry order, then those found only in
+    // the folders; each built on its own (there may be thousands).
+    let registered: HashSet<&str> = inputs
+        .registry_rows
+        .iter()
+        .map(|row| row.entry.session_id.as_str())
+        .collect();
+    type Job<'a> = (
+        &'a str,
+        Option<&'a PathBuf>,
+        &'a [PathBuf],
+        Option<&'a RegistryRow>,
+    );
+    let jobs: Vec<Job> = inputs
+        .registry_rows
+        .iter()
+        .map(|row| {
+            let id = row.entry.session_id.as_str();
+            match native_index.get(id).map(|&i| &native[i]) {
+                Some((_, path, subs)) => (id, Some(path), subs.as_slice(), Some(row)),
+                None => (id, inputs.elsewhere.get(id), &[][..], Some(row)),
+            }
+        })
+        .chain(
+            native
+                .iter()
+                .filter(|(id, ..)| !registered.contains(id.as_str()))
+                .map(|(id, path, subs)| (id.as_str(), Some(path), subs.as_slice(), None)),
+        )
+        .collect();
+    let mut out: Vec<DiscoveredSession> = jobs
+        .into_par_iter()
+        .map(|(id, main, subs, row)| {
+            let base = build(id, main, subs);
+            let Some(row) = row else {
+                let last_modified = base.modified.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
+                let mut s = base.into_session(&repo_str, SessionSource::NativeOnly, last_modified);
+                s.is_running = running.contains(id);
+                return s;
+            };
+            let resumed = parse_iso(&row.entry.last_resumed_at);
+            let last_modified = match (resumed, base.modified) {
+                (Some(r), Some(m)) => r.max(m),
+                (Some(r), None) => r,
+                (None, Some(m)) => m,
+                (None, None) => DateTime::<Utc>::UNIX_EPOCH,
+            };
+            let mut s = base.into_session(&repo_str, SessionSource::Openclaw, last_modified);
+            s.agent_id = Some(row.agent_id.clone());
+            s.total_cost_usd = Some(row.entry.total_cost_usd);
+            s.total_turns = Some(row.entry.total_turns);
+            s.last_task = row.entry.task_history.last().map(|t| t.task.clone());
+            s.label = row.entry.label.clone();
+            s.is_running = options.repo_busy || running.contains(id);
+            s
+        })
+        .collect();
+    out.par_sort_by(|a, b| {
         b.is_running
             .cmp(&a.is_running)
             .then(b.last_modified.cmp(&a.last_modified))
@@ -511,7 +600,7 @@ struct SessionRow {
     path: Option<String>,
     size: u64,
     modified: Option<DateTime<Utc>>,
-    facts: std::sync::Arc<TranscriptFacts>,
+    facts: Arc<TranscriptFacts>,
     tokens: TokenTotals,
     title: String,
     subagents: u32,
@@ -528,7 +617,7 @@ impl SessionRow {
     ) -> Self {
         let readable = main_scan.filter(|s| s.error.is_none());
         let facts = readable.map(|s| s.facts.clone()).unwrap_or_default();
-        let parts: Vec<&std::sync::Arc<TranscriptFacts>> = std::iter::once(&facts)
+        let parts: Vec<&Arc<TranscriptFacts>> = std::iter::once(&facts)
             .chain(subs.iter().map(|s| &s.facts))
             .collect();
         let t = match main {

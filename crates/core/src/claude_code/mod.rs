@@ -7,14 +7,15 @@ pub mod origin;
 pub mod paths;
 pub mod prompt;
 pub mod registry;
+pub mod result_memo;
 pub mod scan_cache;
 pub mod scan_store;
 pub mod transcript;
 pub mod usage;
 
 pub use discovery::{
-    discover_sessions, find_transcript, parse_jsonl_header, DiscoverOptions, DiscoveredSession,
-    JsonlHeader, SessionSource, TokenTotals,
+    discover_sessions, discover_sessions_as, find_transcript, parse_jsonl_header, DiscoverOptions,
+    DiscoveredSession, JsonlHeader, SessionSource, TokenTotals,
 };
 pub use scan_cache::ScanCache;
 pub use scan_store::PersistentCache;

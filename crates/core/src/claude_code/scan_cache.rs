@@ -16,6 +16,7 @@
 //! its file (the prefix check) first.
 
 use super::dir_cache::DirCache;
+use super::result_memo::ResultMemo;
 use super::scan_store::{self, EncodedFacts, Facts, StoredScan};
 use super::transcript::TranscriptFacts;
 use super::usage::{Usage, UsageGroups};
@@ -59,6 +60,17 @@ pub struct FileScan {
     pub error: Option<String>,
     /// Bytes of the file this scan read (0 when nothing had changed).
     pub read_bytes: u64,
+}
+
+impl FileScan {
+    /// Whether both say the same of the same file: the very same facts
+    /// (not merely equal ones), size, time and error.
+    pub fn same_as(&self, other: &FileScan) -> bool {
+        Arc::ptr_eq(&self.facts, &other.facts)
+            && self.size == other.size
+            && self.modified == other.modified
+            && self.error == other.error
+    }
 }
 
 /// How far a file has been folded: what a later scan resumes from.
@@ -145,6 +157,8 @@ pub struct ScanCache {
     attached: Mutex<HashMap<PathBuf, Attached>>,
     /// Listings of the folders the scanned files were found in.
     dirs: DirCache,
+    /// Discovery results built from these scans.
+    results: ResultMemo,
 }
 
 fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -174,6 +188,11 @@ impl ScanCache {
     /// The folder listings kept alongside the scans.
     pub fn dirs(&self) -> &DirCache {
         &self.dirs
+    }
+
+    /// The discovery results built from these scans.
+    pub fn results(&self) -> &ResultMemo {
+        &self.results
     }
 
     /// Scans `path`, reusing or extending an earlier scan where possible.

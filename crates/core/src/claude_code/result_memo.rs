@@ -1,0 +1,117 @@
+//! The last results of discovery, reused while what they were built from is
+//! unchanged.
+//!
+//! A repeat call with nothing changed finds the same registry rows, folders
+//! and scans as the call before it, and would build the same sessions from
+//! them again (titles, merged usage, times, the final sort), and its caller
+//! would convert them again. For a repository with thousands of sessions
+//! that is most of a repeat call. The memo keeps the last results, as their
+//! callers made them (see [`discover_sessions_as`](super::discovery::discover_sessions_as)),
+//! each with everything it was built from, and hands back the one whose
+//! inputs are equal and whose scans are the very same (their facts are
+//! shared `Arc`s, held here so that their addresses cannot be reused by
+//! newer ones).
+
+use super::paths::ProjectDir;
+use super::registry::RegistryRow;
+use super::scan_cache::FileScan;
+use crate::FastMap;
+use std::any::Any;
+use std::collections::{HashMap, VecDeque};
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Results kept: one per repository (and options, and form) a host asks
+/// about in turn.
+const KEPT: usize = 8;
+
+/// What a discovery's sessions are built from, besides the scans of its
+/// files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    /// The repository, resolved.
+    pub repo: PathBuf,
+    /// Its registry rows, in registry order.
+    pub registry_rows: Vec<RegistryRow>,
+    /// Its project folders.
+    pub dirs: Vec<ProjectDir>,
+    /// Transcripts of registry sessions found outside those folders.
+    pub elsewhere: HashMap<String, PathBuf>,
+    /// What the host said is running.
+    pub running_session_ids: Vec<String>,
+    pub repo_busy: bool,
+}
+
+struct Memo {
+    inputs: Inputs,
+    scans: FastMap<OsString, FileScan>,
+    /// What the caller made of the sessions.
+    made: Arc<dyn Any + Send + Sync>,
+}
+
+/// Recent discovery results, safe to share between threads.
+#[derive(Default)]
+pub struct ResultMemo {
+    /// Most recently used first.
+    kept: Mutex<VecDeque<Memo>>,
+}
+
+impl ResultMemo {
+    /// What was made before, in the form `T`, of the sessions built from
+    /// `inputs` and the same `scans`, if it is still kept.
+    pub fn get<T: Send + Sync + 'static>(
+        &self,
+        inputs: &Inputs,
+        scans: &FastMap<&OsStr, FileScan>,
+    ) -> Option<Arc<T>> {
+        let mut kept = self.lock();
+        let at = kept
+            .iter()
+            .position(|m| m.inputs == *inputs && m.made.is::<T>())?;
+        let memo = kept.remove(at)?;
+        let same = memo.scans.len() == scans.len()
+            && scans
+                .iter()
+                .all(|(path, scan)| memo.scans.get(*path).is_some_and(|kept| kept.same_as(scan)));
+        if !same {
+            return None;
+        }
+        let made = Arc::clone(&memo.made).downcast::<T>().ok();
+        kept.push_front(memo);
+        made
+    }
+
+    /// Keeps `made` as made of the sessions built from `inputs` and
+    /// `scans`, in place of anything of its form built from the same inputs
+    /// before.
+    pub fn put<T: Send + Sync + 'static>(
+        &self,
+        inputs: Inputs,
+        scans: FastMap<OsString, FileScan>,
+        made: Arc<T>,
+    ) {
+        let mut kept = self.lock();
+        kept.retain(|m| !(m.inputs == inputs && m.made.is::<T>()));
+        kept.push_front(Memo {
+            inputs,
+            scans,
+            made,
+        });
+        kept.truncate(KEPT);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Memo>> {
+        // Every update is a whole insert or removal: a panic elsewhere
+        // while the lock was held cannot have left it half-changed.
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl std::fmt::Debug for ResultMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResultMemo")
+            .field("kept", &self.lock().len())
+            .finish()
+    }
+}
