@@ -470,6 +470,18 @@ impl<'a> Relinker<'a> {
         Relinker { relinked, mentions }
     }
 
+    /// Appends the non-empty lines of `lines`, re-linked and each ended by a
+    /// newline, to `out`; returns how many there were.
+    fn carry(&self, lines: &[u8], out: &mut Vec<u8>) -> u32 {
+        let mut carried = 0;
+        for line in lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            out.extend_from_slice(&self.line(line));
+            out.push(b'\n');
+            carried += 1;
+        }
+        carried
+    }
+
     /// `raw` with its references to deleted entries re-linked.
     fn line(&self, raw: &[u8]) -> Vec<u8> {
         let mentions = match &self.mentions {
@@ -516,15 +528,16 @@ fn replace(
     if !body.is_empty() && !body.ends_with(b"\n") {
         body.push(b'\n');
     }
-    // Fold in complete appended lines until the file holds still, or until
-    // the deadline when a writer never pauses: what it adds after the last
-    // look is carried over after the rename, below. A last line without
-    // its newline that does not grow for STALLED is a finished line whose
-    // writer left the newline out: it is taken, and terminated.
+    // Fold in complete appended lines until the file holds still. A last
+    // line without its newline that does not grow for STALLED is a finished
+    // line whose writer left the newline out: it is taken, and terminated.
+    // A file that does not hold still for 2 s is left as it was: renamed
+    // under a writer that never pauses, the lines it wrote to the old file
+    // meanwhile could only be carried over after the ones it writes to the
+    // new one, out of order.
     const STALLED: Duration = Duration::from_millis(300);
     let deadline = Instant::now() + Duration::from_secs(2);
-    let relinked = outcome.strip.relinked.clone();
-    let relinker = Relinker::new(&relinked);
+    let relinker = Relinker::new(&outcome.strip.relinked);
     let mut partial: Option<(u64, Instant)> = None;
     loop {
         let now = fs::metadata(path).map_err(io_err(path))?;
@@ -548,29 +561,19 @@ fn replace(
                 _ => partial = Some((now.len(), Instant::now())),
             }
         }
-        for line in tail[..complete]
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-        {
-            body.extend_from_slice(&relinker.line(line));
-            body.push(b'\n');
-            outcome.appended_lines_kept += 1;
-        }
+        outcome.appended_lines_kept += relinker.carry(&tail[..complete], &mut body);
         consumed += complete as u64;
-        let late = Instant::now() > deadline;
-        if late && complete > 0 {
-            break;
+        if Instant::now() > deadline {
+            let why = if complete == tail.len() {
+                "another process kept appending to it without a pause"
+            } else {
+                "a line is being written and does not finish"
+            };
+            return Err(concurrent(path, why));
         }
-        if complete == tail.len() {
-            continue;
+        if complete < tail.len() {
+            std::thread::sleep(Duration::from_millis(2));
         }
-        if late {
-            return Err(concurrent(
-                path,
-                "a line is being written and does not finish",
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(2));
     }
     write_atomic(path, &body, Some(mode))?;
     outcome.size_after = body.len() as u64;
@@ -593,11 +596,7 @@ fn replace(
     tail.truncate(whole_lines(&tail));
     if !tail.is_empty() {
         let mut rescued = Vec::new();
-        for line in tail.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            rescued.extend_from_slice(&relinker.line(line));
-            rescued.push(b'\n');
-            outcome.appended_lines_kept += 1;
-        }
+        outcome.appended_lines_kept += relinker.carry(&tail, &mut rescued);
         let mut out = platform::open_append(path, mode).map_err(io_err(path))?;
         out.write_all(&rescued)
             .and_then(|_| out.sync_all())
