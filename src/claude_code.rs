@@ -526,7 +526,7 @@ pub fn discover_sessions_json(
         move || {
             let json =
                 cc::discover_sessions_as(&repo_path, &options, ScanCache::global(), sessions_json);
-            json.as_ref().clone().map_err(|e| {
+            json.0.clone().map_err(|e| {
                 session_intel_core::Error::new(
                     session_intel_core::ErrorCode::Internal,
                     format!("cannot write the sessions as JSON: {e}"),
@@ -537,18 +537,23 @@ pub fn discover_sessions_json(
     ))
 }
 
-/// The JSON text of `sessions`, as `discoverSessions` returns them. Each
-/// session is written on its own, in parallel: there may be thousands.
-fn sessions_json(sessions: Vec<cc::DiscoveredSession>) -> std::result::Result<String, String> {
-    let parts: Vec<Vec<u8>> = sessions
+/// The JSON text of sessions as `discoverSessions` returns them (the form
+/// discovery keeps for this binding: a type of its own).
+struct SessionsJson(std::result::Result<String, String>);
+
+/// Writes `sessions` as [`SessionsJson`], each session on its own, in
+/// parallel: there may be thousands.
+fn sessions_json(sessions: Vec<cc::DiscoveredSession>) -> SessionsJson {
+    let parts = sessions
         .into_par_iter()
         .map(|s| serde_json::to_vec(&DiscoveredSession::from(s)))
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    let mut text = vec![b'['];
-    text.extend(parts.join(&b','));
-    text.push(b']');
-    String::from_utf8(text).map_err(|e| e.to_string())
+        .collect::<std::result::Result<Vec<Vec<u8>>, _>>();
+    SessionsJson(parts.map_err(|e| e.to_string()).and_then(|parts| {
+        let mut text = vec![b'['];
+        text.extend(parts.join(&b','));
+        text.push(b']');
+        String::from_utf8(text).map_err(|e| e.to_string())
+    }))
 }
 
 /// A time as `Date` holds it: milliseconds since the epoch.

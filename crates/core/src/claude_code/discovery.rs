@@ -320,21 +320,13 @@ pub fn discover_sessions(
 
 /// [`discover_sessions`], with the sessions made by `render` into what the
 /// caller keeps of them (the JSON text a binding hands over, say). A repeat
-/// call that finds nothing changed returns what `render` made of the same
+/// call that finds nothing changed returns what was made of the same
 /// sessions before, without building or rendering them again.
+///
+/// What was made is kept by its type: every caller asking for a `T` must
+/// make it the same way. A form of its own gets a type of its own (a
+/// newtype around the text, say).
 pub fn discover_sessions_as<T: Send + Sync + 'static>(
-    repo_path: &str,
-    options: &DiscoverOptions,
-    cache: &ScanCache,
-    render: impl FnOnce(Vec<DiscoveredSession>) -> T + Send,
-) -> Arc<T> {
-    // On one of rayon's threads, its parallel steps share their work with
-    // the others directly; from any other thread, each would be handed over
-    // and waited for on its own.
-    rayon::scope(|_| discover_in_pool(repo_path, options, cache, render))
-}
-
-fn discover_in_pool<T: Send + Sync + 'static>(
     repo_path: &str,
     options: &DiscoverOptions,
     cache: &ScanCache,
@@ -407,9 +399,7 @@ fn discover_in_pool<T: Send + Sync + 'static>(
     if let Some(made) = cache.results().get(&inputs, &scans) {
         return made;
     }
-    let made = Arc::new(render(build_sessions(
-        &inputs, &listings, &scans, options, cache,
-    )));
+    let made = Arc::new(render(build_sessions(&inputs, &listings, &scans, cache)));
     let scans = scans
         .into_iter()
         .map(|(path, scan)| (path.to_owned(), scan))
@@ -466,7 +456,6 @@ fn build_sessions(
     inputs: &Inputs,
     listings: &[FolderListing],
     scans: &FastMap<&OsStr, FileScan>,
-    options: &DiscoverOptions,
     cache: &ScanCache,
 ) -> Vec<DiscoveredSession> {
     let repo_str = inputs.repo.to_string_lossy();
@@ -509,7 +498,7 @@ fn build_sessions(
         }
     }
 
-    let running: HashSet<&str> = options
+    let running: HashSet<&str> = inputs
         .running_session_ids
         .iter()
         .map(String::as_str)
@@ -576,7 +565,7 @@ fn build_sessions(
             s.total_turns = Some(row.entry.total_turns);
             s.last_task = row.entry.task_history.last().map(|t| t.task.clone());
             s.label = row.entry.label.clone();
-            s.is_running = options.repo_busy || running.contains(id);
+            s.is_running = inputs.repo_busy || running.contains(id);
             s
         })
         .collect();

@@ -7,7 +7,7 @@ pub mod origin;
 pub mod paths;
 pub mod prompt;
 pub mod registry;
-pub mod result_memo;
+mod result_memo;
 pub mod scan_cache;
 pub mod scan_store;
 pub mod transcript;

@@ -22,8 +22,8 @@ use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-/// Results kept: one per repository (and options, and form) a host asks
-/// about in turn.
+/// Results kept: one per repository (and running sessions, and form) a
+/// host asks about in turn.
 const KEPT: usize = 8;
 
 /// What a discovery's sessions are built from, besides the scans of its
@@ -38,8 +38,10 @@ pub struct Inputs {
     pub dirs: Vec<ProjectDir>,
     /// Transcripts of registry sessions found outside those folders.
     pub elsewhere: HashMap<String, PathBuf>,
-    /// What the host said is running.
+    /// What the host said is running: these sessions...
     pub running_session_ids: Vec<String>,
+    /// ...or, when it is running Claude Code in the repository, every
+    /// registry session of it.
     pub repo_busy: bool,
 }
 

@@ -191,7 +191,7 @@ impl ScanCache {
     }
 
     /// The discovery results built from these scans.
-    pub fn results(&self) -> &ResultMemo {
+    pub(crate) fn results(&self) -> &ResultMemo {
         &self.results
     }
 
