@@ -10,7 +10,7 @@
 use super::dir_cache::{Listed, Round};
 use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically};
 use super::registry::{Registry, RegistryRow};
-use super::result_memo::Inputs;
+use super::result_memo::{Inputs, KeptScans};
 use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
 use super::transcript::TranscriptFacts;
@@ -400,10 +400,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         return made;
     }
     let made = Arc::new(render(build_sessions(&inputs, &listings, &scans, cache)));
-    let scans = scans
-        .into_iter()
-        .map(|(path, scan)| (path.to_owned(), scan))
-        .collect();
+    let scans = KeptScans::of(scans);
     cache.results().put(inputs, scans, Arc::clone(&made));
     made
 }

@@ -18,9 +18,10 @@ use super::scan_cache::FileScan;
 use crate::FastMap;
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Results kept: one per repository (and running sessions, and form) a
 /// host asks about in turn.
@@ -45,9 +46,40 @@ pub struct Inputs {
     pub repo_busy: bool,
 }
 
+/// The scans a result was built from, by a hash of their paths: a hash
+/// that two paths share can only cost a miss, since a scan is the same only
+/// with the very same facts, which belong to one path's entry.
+pub struct KeptScans(FastMap<u64, FileScan>);
+
+impl KeptScans {
+    /// Keeps `scans`.
+    pub fn of(scans: FastMap<&OsStr, FileScan>) -> Self {
+        KeptScans(
+            scans
+                .into_iter()
+                .map(|(path, scan)| (key(path), scan))
+                .collect(),
+        )
+    }
+
+    /// Whether `scans` are the very ones kept.
+    fn same(&self, scans: &FastMap<&OsStr, FileScan>) -> bool {
+        self.0.len() == scans.len()
+            && scans.iter().all(|(path, scan)| {
+                self.0
+                    .get(&key(path))
+                    .is_some_and(|kept| kept.same_as(scan))
+            })
+    }
+}
+
+fn key(path: &OsStr) -> u64 {
+    xxh3_64(path.as_encoded_bytes())
+}
+
 struct Memo {
     inputs: Inputs,
-    scans: FastMap<OsString, FileScan>,
+    scans: KeptScans,
     /// What the caller made of the sessions.
     made: Arc<dyn Any + Send + Sync>,
 }
@@ -72,11 +104,7 @@ impl ResultMemo {
             .iter()
             .position(|m| m.inputs == *inputs && m.made.is::<T>())?;
         let memo = kept.remove(at)?;
-        let same = memo.scans.len() == scans.len()
-            && scans
-                .iter()
-                .all(|(path, scan)| memo.scans.get(*path).is_some_and(|kept| kept.same_as(scan)));
-        if !same {
+        if !memo.scans.same(scans) {
             return None;
         }
         let made = Arc::clone(&memo.made).downcast::<T>().ok();
@@ -87,12 +115,7 @@ impl ResultMemo {
     /// Keeps `made` as made of the sessions built from `inputs` and
     /// `scans`, in place of anything of its form built from the same inputs
     /// before.
-    pub fn put<T: Send + Sync + 'static>(
-        &self,
-        inputs: Inputs,
-        scans: FastMap<OsString, FileScan>,
-        made: Arc<T>,
-    ) {
+    pub fn put<T: Send + Sync + 'static>(&self, inputs: Inputs, scans: KeptScans, made: Arc<T>) {
         let mut kept = self.lock();
         kept.retain(|m| !(m.inputs == inputs && m.made.is::<T>()));
         kept.push_front(Memo {

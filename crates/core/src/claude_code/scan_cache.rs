@@ -64,7 +64,8 @@ pub struct FileScan {
 
 impl FileScan {
     /// Whether both say the same of the same file: the very same facts
-    /// (not merely equal ones), size, time and error.
+    /// (not merely equal ones; facts are never shared between two paths'
+    /// scans), size, time and error.
     pub fn same_as(&self, other: &FileScan) -> bool {
         Arc::ptr_eq(&self.facts, &other.facts)
             && self.size == other.size
