@@ -549,8 +549,14 @@ fn sessions_json(sessions: Vec<cc::DiscoveredSession>) -> SessionsJson {
         .map(|s| serde_json::to_vec(&DiscoveredSession::from(s)))
         .collect::<std::result::Result<Vec<Vec<u8>>, _>>();
     SessionsJson(parts.map_err(|e| e.to_string()).and_then(|parts| {
-        let mut text = vec![b'['];
-        text.extend(parts.join(&b','));
+        let mut text = Vec::with_capacity(parts.iter().map(|p| p.len() + 1).sum::<usize>() + 2);
+        text.push(b'[');
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            text.extend_from_slice(part);
+        }
         text.push(b']');
         String::from_utf8(text).map_err(|e| e.to_string())
     }))

@@ -98,6 +98,24 @@ fn set_mtime(path: &Path, at: SystemTime) {
         .unwrap();
 }
 
+/// Appends to `path` a copy of its first response with usage, under a new
+/// message id and with more output tokens.
+fn append_response(path: &Path) {
+    let line = fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("\"usage\"") && l.contains("\"output_tokens\""))
+        .unwrap()
+        .replace("\"output_tokens\":", "\"output_tokens\":1")
+        .replace("\"id\":\"msg_", "\"id\":\"msg_appended");
+    fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(format!("{line}\n").as_bytes())
+        .unwrap();
+}
+
 /// Rewrites every `from` as `to` (the same length) between the first and
 /// the last 4 KiB of the file, keeping its inode, size and modification
 /// time.
@@ -332,19 +350,7 @@ fn listings_kept_between_calls_see_added_sessions_subagents_and_appends() {
     assert_eq!(shown(&added), shown(&s.uncached()));
 
     // An append changes no folder.
-    let line = fs::read_to_string(&agent)
-        .unwrap()
-        .lines()
-        .find(|l| l.contains("\"usage\"") && l.contains("\"output_tokens\""))
-        .unwrap()
-        .replace("\"output_tokens\":", "\"output_tokens\":1")
-        .replace("\"id\":\"msg_", "\"id\":\"msg_appended");
-    fs::OpenOptions::new()
-        .append(true)
-        .open(&agent)
-        .unwrap()
-        .write_all(format!("{line}\n").as_bytes())
-        .unwrap();
+    append_response(&agent);
     let appended = call();
     assert!(appended[0].tokens.output > added[0].tokens.output);
     assert_eq!(shown(&appended), shown(&s.uncached()));
@@ -439,19 +445,7 @@ fn a_repeat_call_returns_the_same_result_until_any_of_its_inputs_changes() {
     assert!(Arc::ptr_eq(&counted, &call(&options)));
 
     // A transcript grows.
-    let line = fs::read_to_string(s.main_file())
-        .unwrap()
-        .lines()
-        .find(|l| l.contains("\"usage\"") && l.contains("\"output_tokens\""))
-        .unwrap()
-        .replace("\"output_tokens\":", "\"output_tokens\":1")
-        .replace("\"id\":\"msg_", "\"id\":\"msg_appended");
-    fs::OpenOptions::new()
-        .append(true)
-        .open(s.main_file())
-        .unwrap()
-        .write_all(format!("{line}\n").as_bytes())
-        .unwrap();
+    append_response(&s.main_file());
     let grown = call(&options);
     assert!(grown[0].tokens.output > counted[0].tokens.output);
     assert_eq!(shown(&grown), shown(&s.uncached()));

@@ -384,7 +384,6 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
             }
         }
     }
-    let inputs = inputs;
 
     let scans = scan_all(&listings, &inputs.elsewhere, &round, cache);
     let mut forgot = false;

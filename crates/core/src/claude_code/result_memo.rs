@@ -29,7 +29,7 @@ const KEPT: usize = 8;
 
 /// What a discovery's sessions are built from, besides the scans of its
 /// files.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Inputs {
     /// The repository, resolved.
     pub repo: PathBuf,

@@ -22,6 +22,7 @@ use crate::platform;
 use aho_corasick::AhoCorasick;
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File};
 use std::io::Write;
@@ -457,17 +458,18 @@ fn whole_lines(bytes: &[u8]) -> usize {
 struct Relinker<'a> {
     relinked: &'a HashMap<String, Option<String>>,
     /// Finds any deleted entry's id in a line in one pass, however many
-    /// were deleted (`None` when none were, or the automaton could not be
-    /// built: then every line is parsed).
-    mentions: Option<AhoCorasick>,
+    /// were deleted; built for the first line carried (`None` when none
+    /// were deleted, or the automaton could not be built: then every line
+    /// is parsed).
+    mentions: OnceCell<Option<AhoCorasick>>,
 }
 
 impl<'a> Relinker<'a> {
     fn new(relinked: &'a HashMap<String, Option<String>>) -> Self {
-        let mentions = (!relinked.is_empty())
-            .then(|| AhoCorasick::new(relinked.keys()).ok())
-            .flatten();
-        Relinker { relinked, mentions }
+        Relinker {
+            relinked,
+            mentions: OnceCell::new(),
+        }
     }
 
     /// Appends the non-empty lines of `lines`, re-linked and each ended by a
@@ -484,7 +486,12 @@ impl<'a> Relinker<'a> {
 
     /// `raw` with its references to deleted entries re-linked.
     fn line(&self, raw: &[u8]) -> Vec<u8> {
-        let mentions = match &self.mentions {
+        let ids = self.mentions.get_or_init(|| {
+            (!self.relinked.is_empty())
+                .then(|| AhoCorasick::new(self.relinked.keys()).ok())
+                .flatten()
+        });
+        let mentions = match ids {
             Some(ids) => ids.is_match(raw),
             None => !self.relinked.is_empty(),
         };
