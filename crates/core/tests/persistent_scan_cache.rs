@@ -450,3 +450,108 @@ fn a_repeat_call_returns_the_same_result_until_any_of_its_inputs_changes() {
     assert!(grown[0].tokens.output > counted[0].tokens.output);
     assert_eq!(shown(&grown), shown(&s.uncached()));
 }
+
+#[test]
+fn a_result_the_change_monitor_vouches_for_stands_until_anything_happens_in_its_folders() {
+    let s = Setup::new();
+    let projects = s.config.join("projects");
+    let project = projects.join(SLUG);
+    let subagents = project
+        .join(MAIN.trim_end_matches(".jsonl"))
+        .join("subagents");
+    let agent = fs::read_dir(&subagents)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let process = ScanCache::new();
+    let options = s.options(PersistentCache::Off);
+    let call = || discover_sessions(REPO, &options, &process);
+    // A first call reads the folders, the next one watches them, and from
+    // the third on nothing is read while nothing is reported.
+    let settled = || {
+        let result = call();
+        assert!(Arc::ptr_eq(&result, &call()));
+        assert!(Arc::ptr_eq(&result, &call()));
+        assert_eq!(shown(&result), shown(&s.uncached()));
+        result
+    };
+    let seen = |before: &[DiscoveredSession], what: &str| {
+        let after = call();
+        assert_ne!(shown(before), shown(&after), "{what}: not seen");
+        assert_eq!(shown(&after), shown(&s.uncached()), "{what}");
+    };
+
+    let before = settled();
+    append_response(&s.main_file());
+    seen(&before, "a line appended to a main transcript");
+
+    let before = settled();
+    append_response(&agent);
+    seen(&before, "a line appended to a subagent transcript");
+
+    let before = settled();
+    set_mtime(&s.main_file(), SystemTime::now() + Duration::from_secs(60));
+    seen(&before, "a transcript touched");
+
+    // A session without subagents: its `subagents` folder is looked for on
+    // every call, since no watched folder reports its creation.
+    let other = "00000000-0000-4000-8000-000000000001";
+    fs::copy(s.main_file(), project.join(format!("{other}.jsonl"))).unwrap();
+    fs::create_dir(project.join(other)).unwrap();
+    let before = settled();
+    let other_subagents = project.join(other).join("subagents");
+    fs::create_dir(&other_subagents).unwrap();
+    fs::copy(
+        &agent,
+        other_subagents.join("agent-a0000000000000001.jsonl"),
+    )
+    .unwrap();
+    seen(
+        &before,
+        "a subagents folder created in an unwatched session folder",
+    );
+
+    // The folders above the project folder are not watched: a project
+    // folder put in place of another is noticed by its identity.
+    let before = settled();
+    let moved = s.config.join("projects-before");
+    fs::rename(&projects, &moved).unwrap();
+    copy_dir(&moved, &projects);
+    fs::remove_file(project.join(format!("{other}.jsonl"))).unwrap();
+    seen(&before, "the project folder replaced along with its parent");
+
+    let before = settled();
+    fs::remove_dir_all(&subagents).unwrap();
+    seen(&before, "a subagents folder removed");
+
+    // A registry session whose transcript is not in the repository's
+    // folders is looked for on every call, in every project folder (it may
+    // have been resumed from elsewhere), and found when it appears there.
+    let registry = Registry::new(s.config.parent().unwrap().join("state"));
+    registry
+        .save(
+            "main",
+            REPO,
+            other,
+            &SaveMeta::default(),
+            "2026-01-02T03:04:05.000Z",
+        )
+        .unwrap();
+    let elsewhere = projects.join("-home-USER-projects-elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    let before = settled();
+    let resumed = elsewhere.join(format!("{other}.jsonl"));
+    fs::copy(s.main_file(), &resumed).unwrap();
+    seen(
+        &before,
+        "a registry session's transcript written in another project folder",
+    );
+    let before = settled();
+    append_response(&resumed);
+    seen(
+        &before,
+        "a line appended to a transcript outside the repository's folders",
+    );
+}

@@ -20,7 +20,10 @@
 //! [`Round`] reuses the listing while no entry of the folder (or of the
 //! folder above it) was created, removed or renamed, and the files' stats
 //! while nothing at all was reported in it: then neither the folder nor its
-//! files are touched.
+//! files are touched. A round can also vouch for all it read
+//! ([`Round::vouch`]); a later round then checks, reading nothing, that
+//! nothing was reported in any of those folders since ([`Round::unchanged`]),
+//! which lets discovery hand back its last result as it is.
 
 use crate::change_monitor::{ChangeMonitor, Ticket};
 use crate::platform::{self, FileId, FileStat};
@@ -78,6 +81,19 @@ pub struct Listed {
     same_entries: bool,
     /// The folder's ticket in this round, taken before anything was read.
     ticket: Option<Ticket>,
+    /// For a folder listed without a parent, which folder its path named:
+    /// the folders above it are not watched.
+    top: Option<FileId>,
+}
+
+/// Folders read in a round, in a form the change monitor can vouch for
+/// later ([`Round::unchanged`]): each folder's ticket, which folder each
+/// top path named, and the folders that could not be read (no watched
+/// folder reports their creation, so they are looked for again).
+#[derive(Debug)]
+pub struct Vouched {
+    folders: Vec<(PathBuf, Ticket, Option<FileId>)>,
+    absent: Vec<PathBuf>,
 }
 
 /// One caller's reads of folders and their files. Changes reported before
@@ -125,17 +141,14 @@ impl Round<'_> {
             if let Some(now) = cache.monitor.ticket(dir) {
                 // A top folder is named by a path whose ancestors are not
                 // watched: check that it still names the same folder.
-                let same_place = parent.is_some()
-                    || fs::symlink_metadata(dir)
-                        .ok()
-                        .and_then(|m| platform::entry_id(dir, &m).ok())
-                        == Some(stamp.id);
+                let same_place = parent.is_some() || path_names(dir, stamp.id);
                 if under.same_entries(&now) && same_place {
                     return Some(Listed {
                         dir: dir.to_owned(),
                         items: Arc::clone(items),
                         same_entries: true,
                         ticket: Some(now),
+                        top: parent.is_none().then_some(stamp.id),
                     });
                 }
             }
@@ -192,7 +205,42 @@ impl Round<'_> {
             items,
             same_entries: false,
             ticket,
+            top: parent.is_none().then_some(stamp.id),
         })
+    }
+
+    /// What `folders` were found to hold in this round, and that `absent`
+    /// could not be read, as the monitor can vouch for later; `None` when
+    /// it cannot (an unmonitored round, or a folder without a ticket).
+    pub fn vouch<'l>(
+        &self,
+        folders: impl IntoIterator<Item = &'l Listed>,
+        absent: impl IntoIterator<Item = &'l PathBuf>,
+    ) -> Option<Vouched> {
+        let folders = folders
+            .into_iter()
+            .map(|l| Some((l.dir.clone(), l.ticket?, l.top)))
+            .collect::<Option<_>>()?;
+        Some(Vouched {
+            folders,
+            absent: absent.into_iter().cloned().collect(),
+        })
+    }
+
+    /// Whether everything `vouched` holds still holds: nothing was reported
+    /// in any of its folders since, each top path names the same folder,
+    /// and the absent folders are still absent. Reads no folder and stats
+    /// no file in them.
+    pub fn unchanged(&self, vouched: &Vouched) -> bool {
+        let monitor = &self.cache.monitor;
+        self.monitored
+            && vouched.folders.iter().all(|(dir, ticket, top)| {
+                monitor.ticket(dir) == Some(*ticket) && top.is_none_or(|id| path_names(dir, id))
+            })
+            && vouched
+                .absent
+                .iter()
+                .all(|dir| fs::symlink_metadata(dir).is_err())
     }
 
     /// The stats of the entries `names` of a folder listed in this round
@@ -234,6 +282,15 @@ impl Round<'_> {
         }
         fresh
     }
+}
+
+/// Whether the path `dir` (a final symlink not followed) names the folder
+/// `id`.
+fn path_names(dir: &Path, id: FileId) -> bool {
+    fs::symlink_metadata(dir)
+        .ok()
+        .and_then(|m| platform::entry_id(dir, &m).ok())
+        == Some(id)
 }
 
 #[cfg(test)]

@@ -174,6 +174,8 @@ struct FolderListing {
     flat_agents: Vec<PathBuf>,
     /// The folders read, to stat their files through.
     folders: Vec<Listed>,
+    /// Folders looked for that could not be read.
+    absent: Vec<PathBuf>,
 }
 
 impl FolderListing {
@@ -195,6 +197,7 @@ fn is_agent_file(name: &OsStr) -> bool {
 fn list_folder(dir: &Path, round: &Round) -> FolderListing {
     let mut out = FolderListing::default();
     let Some(listed) = round.list(dir, None) else {
+        out.absent.push(dir.to_owned());
         return out;
     };
     let mut session_dirs = Vec::new();
@@ -210,57 +213,56 @@ fn list_folder(dir: &Path, round: &Round) -> FolderListing {
             session_dirs.push(name);
         }
     }
-    let nested: Vec<(String, Vec<PathBuf>, Vec<Listed>)> = session_dirs
+    let nested: Vec<(String, AgentFiles)> = session_dirs
         .into_par_iter()
         .map(|name| {
-            let (mut found, mut folders) = (Vec::new(), Vec::new());
+            let mut found = AgentFiles::default();
             let subagents = dir.join(name).join("subagents");
-            collect_agent_files(&subagents, &listed, round, &mut found, &mut folders, 0);
-            (name.to_owned(), found, folders)
+            found.collect(&subagents, &listed, round, 0);
+            (name.to_owned(), found)
         })
         .collect();
     out.folders.push(listed);
-    for (name, found, folders) in nested {
-        out.folders.extend(folders);
-        if !found.is_empty() {
-            out.nested.insert(name, found);
+    for (name, found) in nested {
+        out.folders.extend(found.folders);
+        out.absent.extend(found.absent);
+        if !found.files.is_empty() {
+            out.nested.insert(name, found.files);
         }
     }
     out.sessions.sort();
     out
 }
 
-/// `agent-*.jsonl` below `dir` (subagent groups and workflows nest a little),
-/// each folder's files together.
-fn collect_agent_files(
-    dir: &Path,
-    parent: &Listed,
-    round: &Round,
-    out: &mut Vec<PathBuf>,
-    folders: &mut Vec<Listed>,
-    depth: usize,
-) {
-    let Some(listed) = round.list(dir, Some(parent)) else {
-        return;
-    };
-    let items = Arc::clone(&listed.items);
-    out.extend(
-        items
-            .iter()
-            .filter(|i| !(i.is_dir && depth < 4) && is_agent_file(&i.name))
-            .map(|i| dir.join(&i.name)),
-    );
-    for item in items.iter().filter(|i| i.is_dir && depth < 4) {
-        collect_agent_files(
-            &dir.join(&item.name),
-            &listed,
-            round,
-            out,
-            folders,
-            depth + 1,
+/// The subagent transcripts of a session folder, with the folders read to
+/// find them and those that could not be.
+#[derive(Default)]
+struct AgentFiles {
+    files: Vec<PathBuf>,
+    folders: Vec<Listed>,
+    absent: Vec<PathBuf>,
+}
+
+impl AgentFiles {
+    /// Adds the `agent-*.jsonl` below `dir` (subagent groups and workflows
+    /// nest a little), each folder's files together.
+    fn collect(&mut self, dir: &Path, parent: &Listed, round: &Round, depth: usize) {
+        let Some(listed) = round.list(dir, Some(parent)) else {
+            self.absent.push(dir.to_owned());
+            return;
+        };
+        let items = Arc::clone(&listed.items);
+        self.files.extend(
+            items
+                .iter()
+                .filter(|i| !(i.is_dir && depth < 4) && is_agent_file(&i.name))
+                .map(|i| dir.join(&i.name)),
         );
+        for item in items.iter().filter(|i| i.is_dir && depth < 4) {
+            self.collect(&dir.join(&item.name), &listed, round, depth + 1);
+        }
+        self.folders.push(listed);
     }
-    folders.push(listed);
 }
 
 /// The transcript of `session_id` in the project folders of `dir` (its own,
@@ -355,6 +357,14 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     let round = cache
         .dirs()
         .round(!options.stat_every_file && !super::turned_off("OPENCLAW_SESSION_INTEL_WATCH"));
+    // Nothing reported in any folder a kept result came from: it stands,
+    // and no folder is read and no file stat'ed.
+    if let Some(made) = cache.results().unchanged(&inputs, &round) {
+        if persistent.is_some() {
+            cache.persist(&claude_dir, 0, false);
+        }
+        return made;
+    }
     // A fresh process loads its persistent cache while the folders are
     // listed: neither needs the other, and both wait on the file system.
     let attach = || {
@@ -376,9 +386,11 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         .iter()
         .flat_map(|l| l.sessions.iter().map(|(s, _)| s.as_str()))
         .collect();
+    let mut all_rows_listed = true;
     for row in &inputs.registry_rows {
         let id = &row.entry.session_id;
         if !listed.contains(id.as_str()) {
+            all_rows_listed = false;
             if let Some(path) = find_transcript(&claude_dir, &inputs.repo, id) {
                 inputs.elsewhere.insert(id.clone(), path);
             }
@@ -395,12 +407,25 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         cache.persist(&claude_dir, read, forgot);
     }
 
-    if let Some(made) = cache.results().get(&inputs, &scans) {
+    // The monitor can vouch for the result only when it came from the
+    // repository's folders alone.
+    let vouched = all_rows_listed
+        .then(|| {
+            round.vouch(
+                listings.iter().flat_map(|l| &l.folders),
+                listings.iter().flat_map(|l| &l.absent),
+            )
+        })
+        .flatten()
+        .map(Arc::new);
+    if let Some(made) = cache.results().get(&inputs, &scans, vouched.clone()) {
         return made;
     }
     let made = Arc::new(render(build_sessions(&inputs, &listings, &scans, cache)));
     let scans = KeptScans::of(scans);
-    cache.results().put(inputs, scans, Arc::clone(&made));
+    cache
+        .results()
+        .put(inputs, scans, vouched, Arc::clone(&made));
     made
 }
 

@@ -11,7 +11,12 @@
 //! inputs are equal and whose scans are the very same (their facts are
 //! shared `Arc`s, held here so that their addresses cannot be reused by
 //! newer ones).
+//!
+//! A result the change monitor can vouch for ([`Vouched`]) is handed back
+//! before anything is read at all, while nothing was reported in any of
+//! the folders it came from.
 
+use super::dir_cache::{Round, Vouched};
 use super::paths::ProjectDir;
 use super::registry::RegistryRow;
 use super::scan_cache::FileScan;
@@ -80,8 +85,17 @@ fn key(path: &OsStr) -> u64 {
 struct Memo {
     inputs: Inputs,
     scans: KeptScans,
+    /// The folders it came from, as the monitor found them.
+    vouched: Option<Arc<Vouched>>,
     /// What the caller made of the sessions.
     made: Arc<dyn Any + Send + Sync>,
+}
+
+impl Memo {
+    /// Whether this is the form `T` made from `inputs`.
+    fn is<T: 'static>(&self, inputs: &Inputs) -> bool {
+        self.made.is::<T>() && self.inputs == *inputs
+    }
 }
 
 /// Recent discovery results, safe to share between threads.
@@ -94,33 +108,66 @@ pub struct ResultMemo {
 impl ResultMemo {
     /// What was made before, in the form `T`, of the sessions built from
     /// `inputs` and the same `scans`, if it is still kept.
+    /// `vouched` is what the monitor can say of the folders now: it
+    /// replaces what it said before.
     pub fn get<T: Send + Sync + 'static>(
         &self,
         inputs: &Inputs,
         scans: &FastMap<&OsStr, FileScan>,
+        vouched: Option<Arc<Vouched>>,
     ) -> Option<Arc<T>> {
         let mut kept = self.lock();
-        let at = kept
-            .iter()
-            .position(|m| m.inputs == *inputs && m.made.is::<T>())?;
-        let memo = kept.remove(at)?;
+        let at = kept.iter().position(|m| m.is::<T>(inputs))?;
+        let mut memo = kept.remove(at)?;
         if !memo.scans.same(scans) {
             return None;
+        }
+        if vouched.is_some() {
+            memo.vouched = vouched;
         }
         let made = Arc::clone(&memo.made).downcast::<T>().ok();
         kept.push_front(memo);
         made
     }
 
+    /// What was made before, in the form `T`, of the sessions built from
+    /// `inputs`, when `round` finds that nothing happened since in any of
+    /// the folders they came from.
+    pub fn unchanged<T: Send + Sync + 'static>(
+        &self,
+        inputs: &Inputs,
+        round: &Round,
+    ) -> Option<Arc<T>> {
+        let (vouched, made) = {
+            let kept = self.lock();
+            let memo = kept.iter().find(|m| m.is::<T>(inputs))?;
+            (Arc::clone(memo.vouched.as_ref()?), Arc::clone(&memo.made))
+        };
+        // Checked outside the lock: it takes a system call per top and
+        // absent folder. `made` stands for the state vouched for whether
+        // or not it is still kept.
+        round
+            .unchanged(&vouched)
+            .then(|| made.downcast::<T>().ok())
+            .flatten()
+    }
+
     /// Keeps `made` as made of the sessions built from `inputs` and
-    /// `scans`, in place of anything of its form built from the same inputs
-    /// before.
-    pub fn put<T: Send + Sync + 'static>(&self, inputs: Inputs, scans: KeptScans, made: Arc<T>) {
+    /// `scans` (from folders the monitor found as `vouched`), in place of
+    /// anything of its form built from the same inputs before.
+    pub fn put<T: Send + Sync + 'static>(
+        &self,
+        inputs: Inputs,
+        scans: KeptScans,
+        vouched: Option<Arc<Vouched>>,
+        made: Arc<T>,
+    ) {
         let mut kept = self.lock();
-        kept.retain(|m| !(m.inputs == inputs && m.made.is::<T>()));
+        kept.retain(|m| !m.is::<T>(&inputs));
         kept.push_front(Memo {
             inputs,
             scans,
+            vouched,
             made,
         });
         kept.truncate(KEPT);
