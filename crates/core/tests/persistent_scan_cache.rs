@@ -4,6 +4,9 @@
 //! cache is compared with a scan that has none. Also what a process keeps
 //! between calls (folder listings, results), on the same fixture.
 
+mod common;
+
+use common::*;
 use session_intel_core::claude_code::registry::{Registry, SaveMeta};
 use session_intel_core::claude_code::scan_store::{self, cache_file, MAGIC};
 use session_intel_core::claude_code::{
@@ -12,109 +15,9 @@ use session_intel_core::claude_code::{
 };
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-
-const REPO: &str = "/home/USER/projects/spotter-worktrees/spotter-4te";
-const SLUG: &str = "-home-USER-projects-spotter-worktrees-spotter-4te";
-const MAIN: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl";
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-struct Setup {
-    _tmp: tempfile::TempDir,
-    config: PathBuf,
-    cache_dir: PathBuf,
-}
-
-impl Setup {
-    fn new() -> Setup {
-        let tmp = tempfile::tempdir().unwrap();
-        let config = tmp.path().join("claude");
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/shared/claude-code/projects")
-            .join(SLUG);
-        copy_dir(&fixture, &config.join("projects").join(SLUG));
-        fs::create_dir_all(tmp.path().join("state")).unwrap();
-        let cache_dir = tmp.path().join("cache");
-        Setup {
-            config,
-            cache_dir,
-            _tmp: tmp,
-        }
-    }
-
-    fn main_file(&self) -> PathBuf {
-        self.config.join("projects").join(SLUG).join(MAIN)
-    }
-
-    fn cache_file(&self) -> PathBuf {
-        cache_file(&self.cache_dir, &self.config)
-    }
-
-    fn options(&self, cache: PersistentCache) -> DiscoverOptions {
-        DiscoverOptions {
-            claude_config_dir: Some(self.config.clone()),
-            registry_root: Some(self.config.parent().unwrap().join("state")),
-            persistent_cache: cache,
-            ..DiscoverOptions::default()
-        }
-    }
-
-    /// A fresh process with the persistent cache.
-    fn cached(&self) -> Arc<Vec<DiscoveredSession>> {
-        let options = self.options(PersistentCache::In(self.cache_dir.clone()));
-        discover_sessions(REPO, &options, &ScanCache::new())
-    }
-
-    /// A fresh process without one.
-    fn uncached(&self) -> Arc<Vec<DiscoveredSession>> {
-        discover_sessions(REPO, &self.options(PersistentCache::Off), &ScanCache::new())
-    }
-}
-
-/// What discovery reports, comparably (Debug of every field).
-fn shown(sessions: &[DiscoveredSession]) -> String {
-    format!("{sessions:#?}")
-}
-
-fn set_mtime(path: &Path, at: SystemTime) {
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(at)
-        .unwrap();
-}
-
-/// Appends to `path` a copy of its first response with usage, under a new
-/// message id and with more output tokens.
-fn append_response(path: &Path) {
-    let line = fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .find(|l| l.contains("\"usage\"") && l.contains("\"output_tokens\""))
-        .unwrap()
-        .replace("\"output_tokens\":", "\"output_tokens\":1")
-        .replace("\"id\":\"msg_", "\"id\":\"msg_appended");
-    fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .unwrap()
-        .write_all(format!("{line}\n").as_bytes())
-        .unwrap();
-}
 
 /// Rewrites every `from` as `to` (the same length) between the first and
 /// the last 4 KiB of the file, keeping its inode, size and modification
@@ -525,6 +428,19 @@ fn a_result_the_change_monitor_vouches_for_stands_until_anything_happens_in_its_
     let before = settled();
     fs::remove_dir_all(&subagents).unwrap();
     seen(&before, "a subagents folder removed");
+
+    // A transcript that is a symbolic link: its target's folder is not
+    // watched.
+    let target = s.config.join("kept-elsewhere.jsonl");
+    fs::copy(s.main_file(), &target).unwrap();
+    std::os::unix::fs::symlink(
+        &target,
+        project.join("00000000-0000-4000-8000-000000000002.jsonl"),
+    )
+    .unwrap();
+    let before = settled();
+    append_response(&target);
+    seen(&before, "a line appended to a symbolic link's target");
 
     // A registry session whose transcript is not in the repository's
     // folders is looked for on every call, in every project folder (it may

@@ -40,6 +40,8 @@ pub struct DirItem {
     pub name: OsString,
     /// A directory (not following a symlink).
     pub is_dir: bool,
+    /// A regular file (not following a symlink).
+    pub is_file: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,9 +174,13 @@ impl Round<'_> {
                 let items: Arc<[DirItem]> = fs::read_dir(dir)
                     .ok()?
                     .flatten()
-                    .map(|entry| DirItem {
-                        is_dir: entry.file_type().is_ok_and(|t| t.is_dir()),
-                        name: entry.file_name(),
+                    .map(|entry| {
+                        let kind = entry.file_type().ok();
+                        DirItem {
+                            is_dir: kind.is_some_and(|t| t.is_dir()),
+                            is_file: kind.is_some_and(|t| t.is_file()),
+                            name: entry.file_name(),
+                        }
                     })
                     .collect();
                 (items, super::had_settled(stamp.mtime_ns, read_at))

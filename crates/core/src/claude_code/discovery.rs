@@ -176,6 +176,9 @@ struct FolderListing {
     folders: Vec<Listed>,
     /// Folders looked for that could not be read.
     absent: Vec<PathBuf>,
+    /// A transcript is not a regular file (a symbolic link, say): what
+    /// happens to what it names is not reported in its folder.
+    not_regular: bool,
 }
 
 impl FolderListing {
@@ -207,8 +210,10 @@ fn list_folder(dir: &Path, round: &Round) -> FolderListing {
         };
         if let Some(id) = session_id_of(name) {
             out.sessions.push((id.to_owned(), dir.join(name)));
+            out.not_regular |= !item.is_file;
         } else if is_agent_file(&item.name) {
             out.flat_agents.push(dir.join(name));
+            out.not_regular |= !item.is_file;
         } else if item.is_dir {
             session_dirs.push(name);
         }
@@ -226,6 +231,7 @@ fn list_folder(dir: &Path, round: &Round) -> FolderListing {
     for (name, found) in nested {
         out.folders.extend(found.folders);
         out.absent.extend(found.absent);
+        out.not_regular |= found.not_regular;
         if !found.files.is_empty() {
             out.nested.insert(name, found.files);
         }
@@ -241,6 +247,8 @@ struct AgentFiles {
     files: Vec<PathBuf>,
     folders: Vec<Listed>,
     absent: Vec<PathBuf>,
+    /// One of `files` is not a regular file.
+    not_regular: bool,
 }
 
 impl AgentFiles {
@@ -252,12 +260,12 @@ impl AgentFiles {
             return;
         };
         let items = Arc::clone(&listed.items);
-        self.files.extend(
-            items
-                .iter()
-                .filter(|i| !(i.is_dir && depth < 4) && is_agent_file(&i.name))
-                .map(|i| dir.join(&i.name)),
-        );
+        for item in items.iter() {
+            if !(item.is_dir && depth < 4) && is_agent_file(&item.name) {
+                self.files.push(dir.join(&item.name));
+                self.not_regular |= !item.is_file;
+            }
+        }
         for item in items.iter().filter(|i| i.is_dir && depth < 4) {
             self.collect(&dir.join(&item.name), &listed, round, depth + 1);
         }
@@ -407,9 +415,15 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         cache.persist(&claude_dir, read, forgot);
     }
 
-    // The monitor can vouch for the result only when it came from the
-    // repository's folders alone.
-    let vouched = all_rows_listed
+    // The monitor can vouch for the result only when all of it came from
+    // regular files in the repository's folders that could be read: a
+    // transcript elsewhere, a symbolic link's target or a read that failed
+    // for a passing reason (too many open files) changes nothing it
+    // watches.
+    let vouchable = all_rows_listed
+        && listings.iter().all(|l| !l.not_regular)
+        && scans.values().all(|s| s.error.is_none());
+    let vouched = vouchable
         .then(|| {
             round.vouch(
                 listings.iter().flat_map(|l| &l.folders),
