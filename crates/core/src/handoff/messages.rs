@@ -3,7 +3,7 @@
 //! openclaw-formats.md §4), with what is needed to verify it later.
 
 use crate::openclaw::entry::EntryHead;
-use crate::openclaw::events::line_ends;
+use crate::openclaw::events::{line_ends, split_lines};
 use crate::openclaw::tree::{active_path, TreeEntry};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -86,7 +86,7 @@ fn conversation_message(line: u32, raw: &[u8]) -> Option<Message> {
 /// reads the messages it hides, and one made just before reads the same
 /// messages. Unparsable lines are skipped.
 pub fn recent_messages(bytes: &[u8], limit: usize) -> RecentMessages {
-    let raw: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let raw: Vec<&[u8]> = split_lines(bytes).collect();
     let heads: Vec<EntryHead> = raw.iter().map(|l| EntryHead::read(l)).collect();
     let tree: Vec<TreeEntry> = heads.iter().map(EntryHead::tree).collect();
     let path = active_path(&tree);

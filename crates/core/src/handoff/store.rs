@@ -12,6 +12,7 @@ use super::state::{PatternNote, SessionState};
 use super::summary::{derive_summary, summary_from_reply, HandoffSummary};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
+use crate::openclaw::events::split_lines;
 use crate::openclaw::state_dir::normalize_agent_id;
 use crate::openclaw::store::{sqlite::SqliteStore, AgentStore};
 use crate::openclaw::transcripts::{Availability, StoreKind, TranscriptSummary};
@@ -391,10 +392,7 @@ fn append_patterns(
     written: &mut Vec<Written>,
 ) -> Result<()> {
     let old = fs::read(path).ok();
-    let known: HashSet<String> = old
-        .as_deref()
-        .unwrap_or_default()
-        .split(|&b| b == b'\n')
+    let known: HashSet<String> = split_lines(old.as_deref().unwrap_or_default())
         .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
         .filter_map(|v| v["id"].as_str().map(str::to_owned))
         .collect();

@@ -63,8 +63,23 @@ impl Events {
     /// The lines, as `strip_tools` and the readers split them (a final
     /// empty line follows a trailing newline).
     pub fn lines(&self) -> impl Iterator<Item = &[u8]> {
-        self.bytes().split(|&b| b == b'\n')
+        split_lines(self.bytes())
     }
+}
+
+/// The lines of `bytes` as `bytes.split(|&b| b == b'\n')` gives them (a
+/// final empty line follows a trailing newline), found with `memchr`
+/// rather than byte by byte: on a 50 MB transcript the byte loop was a
+/// tenth of an edit.
+pub fn split_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', bytes)
+        .chain(std::iter::once(bytes.len()))
+        .map(move |end| {
+            let line = &bytes[start..end];
+            start = end + 1;
+            line
+        })
 }
 
 /// Byte offsets just past the end of each line of `bytes` (newline
@@ -80,6 +95,15 @@ pub fn line_ends(bytes: &[u8]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_split_as_the_byte_loop_splits_them() {
+        for text in ["", "\n", "\n\n", "a", "a\n", "a\nbb", "a\n\nbb\n", "\na"] {
+            let bytes = text.as_bytes();
+            let expected: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+            assert_eq!(split_lines(bytes).collect::<Vec<_>>(), expected, "{text:?}");
+        }
+    }
 
     #[test]
     fn line_ends_cover_every_line() {

@@ -24,6 +24,7 @@
 //! JSONL store renders it, the SQLite store writes only the rows it changes.
 
 use super::entry::{EntryHead, REFERENCE_FIELDS};
+use super::events::split_lines;
 use super::tree::{Tree, TreeEntry};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::{as_str, field, field_start, Elements};
@@ -144,7 +145,7 @@ impl StripOutput {
     pub fn render(&self, original: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.size_after as usize);
         let last = self.edits.len().saturating_sub(1);
-        for (i, (raw, edit)) in original.split(|&b| b == b'\n').zip(&self.edits).enumerate() {
+        for (i, (raw, edit)) in split_lines(original).zip(&self.edits).enumerate() {
             match edit {
                 LineEdit::Delete => continue,
                 LineEdit::Keep => out.extend_from_slice(raw),
@@ -298,7 +299,7 @@ fn parse_as_openclaw(raw: &[u8]) -> Option<Value> {
 /// the targets of `firstKeptEntryId` are never deleted, and results of
 /// removed calls go with them wherever they are.
 pub fn strip_tools(bytes: &[u8], keep: u32, truncate_percent: u32) -> Result<StripOutput> {
-    let raw_lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let raw_lines: Vec<&[u8]> = split_lines(bytes).collect();
     let mut lines: Vec<Line<'_>> = raw_lines.par_iter().map(|raw| Line::read(raw)).collect();
     let header_ok = lines[0].head.kind.as_deref() == Some("session")
         && serde_json::from_slice::<Value>(lines[0].raw).is_ok();

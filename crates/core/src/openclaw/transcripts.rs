@@ -2,6 +2,7 @@
 //! listed about each, which one an id or key means, and what one holds
 //! (research: openclaw-formats.md §2.2, §3, §4; openclaw-sqlite-store.md §6).
 
+use super::events::split_lines;
 use crate::error::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -230,7 +231,7 @@ pub fn transcript_info(text: &[u8]) -> TranscriptInfo {
     let mut info = TranscriptInfo::default();
     let mut chars = 0u64;
     let mut turn_has_tools = false;
-    for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
+    for (i, raw) in split_lines(text).enumerate() {
         if raw.iter().all(u8::is_ascii_whitespace) {
             continue;
         }

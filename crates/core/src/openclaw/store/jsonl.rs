@@ -11,7 +11,7 @@ use super::super::edit::{
     CloneOutcome, CloneRequest, EditOutcome, EditRequest, ExportOutcome, RestoreOutcome,
 };
 use super::super::entry::REFERENCE_FIELDS;
-use super::super::events::Events;
+use super::super::events::{split_lines, Events};
 use super::super::strip::strip_tools;
 use super::super::transcripts::{is_valid_session_id, Availability, StoreKind, TranscriptSummary};
 use crate::claude_code::paths::resolve_lexically;
@@ -419,10 +419,7 @@ pub(crate) fn export_events(
     output: Option<&Path>,
 ) -> Result<ExportOutcome> {
     let bytes = events.bytes();
-    let event_count = bytes
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .count() as u64;
+    let event_count = split_lines(bytes).filter(|l| !l.is_empty()).count() as u64;
     let path = match output {
         Some(p) => {
             if p.file_name().is_some_and(|n| n == "sessions.json") {
@@ -476,7 +473,7 @@ impl<'a> Relinker<'a> {
     /// newline, to `out`; returns how many there were.
     fn carry(&self, lines: &[u8], out: &mut Vec<u8>) -> u32 {
         let mut carried = 0;
-        for line in lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        for line in split_lines(lines).filter(|l| !l.is_empty()) {
             out.extend_from_slice(&self.line(line));
             out.push(b'\n');
             carried += 1;

@@ -16,7 +16,7 @@ use crate::openclaw::backups::{backups_of, new_backup_path, rotate, sqlite_backu
 use crate::openclaw::edit::{
     CloneOutcome, CloneRequest, EditOutcome, EditRequest, ExportOutcome, RestoreOutcome,
 };
-use crate::openclaw::events::Events;
+use crate::openclaw::events::{split_lines, Events};
 use crate::openclaw::gateway;
 use crate::openclaw::strip::{strip_tools, LineEdit};
 use crate::openclaw::transcripts::{Availability, TranscriptSummary};
@@ -208,8 +208,7 @@ impl SqliteStore {
         let newest = backups_of(&base).pop().ok_or_else(|| no_backup(&sid))?;
         let saved = fs::read(&newest).map_err(|e| Error::write_failed(&newest, &e))?;
         validate_backup(&saved, &newest)?;
-        let lines: Vec<&[u8]> = saved
-            .split(|&b| b == b'\n')
+        let lines: Vec<&[u8]> = split_lines(&saved)
             .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
             .collect();
         let Connected {
