@@ -86,15 +86,22 @@ function measureAlternating(processes) {
   const runs = processes.map(() => ({ times: [], outputs: [], maxRssKb: 0 }));
   for (let i = 0; i < RUNS; i++) {
     processes.forEach(([cmd, args, env = {}], p) => {
-      const t = performance.now();
-      const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30, encoding: 'utf8' });
-      runs[p].times.push(performance.now() - t);
-      if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+      const r = runOnce(cmd, args, env);
+      runs[p].times.push(r.ms);
       runs[p].outputs.push(r.stdout);
-      runs[p].maxRssKb = Math.max(runs[p].maxRssKb, Number(r.stderr.trim().split('\n').pop()));
+      runs[p].maxRssKb = Math.max(runs[p].maxRssKb, r.maxRssKb);
     });
   }
   return runs.map(({ times, outputs, maxRssKb }) => ({ ms: median(times), stdout: outputs[outputs.length - 1], outputs, maxRssKb }));
+}
+
+/** One run of a whole process: its wall time, output and peak RSS. */
+function runOnce(cmd, args, env = {}) {
+  const t = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30, encoding: 'utf8' });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+  return { ms, stdout: r.stdout, maxRssKb: Number(r.stderr.trim().split('\n').pop()) };
 }
 
 /** Each number the runs of a process printed (as JSON), the median over the runs. */
@@ -129,7 +136,6 @@ function discovery(shape) {
   const all = files(path.join(c.claudeDir, 'projects'));
   const ours = path.join(here, '.cache', `ours-${shape}.json`);
   spawnSync('cat', all, { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 }); // warm the page cache
-  const wc = measure('wc', ['-l', ...all]);
   const args = [once, c.repo, c.claudeDir, c.stateDir];
   // Processes whose ratios are targets run in turn (see measureAlternating):
   // the fresh no-cache process and ccusage, on Node 20 and on Node 24, then
@@ -151,7 +157,12 @@ function discovery(shape) {
     [node, bareArgs],
     [node, [path.join(here, 'reference-discover.mjs'), c.repo, c.claudeDir, c.stateDir]],
   ]);
-  const inProcess = medianOfRuns(measure(node, [...args, '--repeat'], noCache).outputs);
+  // The scan itself (timed inside the process) against `wc -l`, in turn.
+  const [repeated, wc] = measureAlternating([
+    [node, [...args, '--repeat'], noCache],
+    ['wc', ['-l', ...all]],
+  ]);
+  const inProcess = medianOfRuns(repeated.outputs);
   const ourSessions = JSON.parse(fs.readFileSync(ours, 'utf8'));
   const theirs = new Map(JSON.parse(cc.stdout).session.map((s) => [s.period, s]));
   let mismatches = 0;
@@ -192,19 +203,25 @@ if (!fs.existsSync(source)) {
   fs.mkdirSync(sessions, { recursive: true });
   generateOpenclawTranscript({ file: source, totalBytes: 50 * 2 ** 20 });
 }
+// An edit and a cp in turn, so that both are timed over the same stretch.
+// cp writes a new file, as the edit does: copying over the last copy would
+// also time dropping its 50 MB of still-dirty pages (about 45 against
+// 20 ms here), which made cp look slower than it is.
 const editRuns = [];
+const copyTimes = [];
+const copyPath = path.join(editDir, 'copy.jsonl');
 for (let i = 0; i < RUNS; i++) {
   fs.rmSync(sessions, { recursive: true, force: true });
   fs.mkdirSync(sessions, { recursive: true });
   fs.copyFileSync(source, path.join(sessions, 'bench.jsonl'));
-  const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', node, path.join(here, 'edit-once.mjs'), path.join(editDir, 'state'), 'default'], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`edit failed: ${r.stderr}`);
-  editRuns.push({ ...JSON.parse(r.stdout), processMs: performance.now() - t, rss: Number(r.stderr.trim().split('\n').pop()) });
+  const r = runOnce(node, [path.join(here, 'edit-once.mjs'), path.join(editDir, 'state'), 'default']);
+  editRuns.push({ ...JSON.parse(r.stdout), processMs: r.ms, rss: r.maxRssKb });
+  fs.rmSync(copyPath, { force: true });
+  copyTimes.push(runOnce('cp', [source, copyPath]).ms);
 }
 editRuns.sort((a, b) => a.editMs - b.editMs);
 const edit = editRuns[Math.floor(RUNS / 2)];
-const copy = measure('cp', [source, path.join(editDir, 'copy.jsonl')]);
+const copy = { ms: median(copyTimes) };
 const editBytes = fs.statSync(source).size;
 
 // The cleaner on OpenClaw's SQLite store (2026.8+): a session of the same
@@ -234,16 +251,20 @@ const stateWith = (db) => {
   fs.copyFileSync(db, path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite'));
   return state;
 };
+// An edit and a backup in turn, likewise.
 const sqliteEdits = [];
+const backupTimes = [];
 for (let i = 0; i < RUNS; i++) {
   const state = stateWith(bigDb);
   const r = spawnSync(node, [path.join(here, 'sqlite-once.mjs'), 'edit', state, 'agent:main:bench', 'default'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`SQLite edit failed: ${r.stderr}`);
   sqliteEdits.push(JSON.parse(r.stdout));
+  fs.rmSync(path.join(sqliteDir, 'backup.sqlite'), { force: true });
+  backupTimes.push(runOnce('sqlite3', [bigDb, `.backup ${path.join(sqliteDir, 'backup.sqlite')}`]).ms);
 }
 sqliteEdits.sort((p, q) => p.editMs - q.editMs);
 const sqliteEdit = sqliteEdits[Math.floor(RUNS / 2)];
-const backup = measure('sqlite3', [bigDb, `.backup ${path.join(sqliteDir, 'backup.sqlite')}`]);
+const backup = { ms: median(backupTimes) };
 const bigBytes = fs.statSync(bigDb).size;
 const listing = JSON.parse(spawnSync(node, [path.join(here, 'sqlite-once.mjs'), 'list', stateWith(manyDb), String(Math.max(RUNS, 9))], { encoding: 'utf8' }).stdout);
 
