@@ -119,17 +119,17 @@ test('a live lock is E_SESSION_BUSY and changes nothing; a stale one is taken ov
   assert.equal(fs.existsSync(lock), false, 'the lock is released');
 });
 
-test('an appender writing every few ms during 200 edits loses no line', async () => {
+test('an appender writing a turn every 25 ms during 200 edits loses no line', async () => {
   const { state, dir } = stateWith({ 'd4.jsonl': openclawTranscript(5) });
   const file = path.join(dir, 'd4.jsonl');
-  const appender = spawn(process.execPath, [path.join(root, '__test__', 'appender.mjs'), file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const appender = spawn(process.execPath, [path.join(root, '__test__', 'appender.mjs'), file, '25'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   appender.stdout.on('data', (d) => (out += d));
   let folded = 0;
   let written = 0;
-  // At least 200 edits, and for at least 1.5 s so the appender gets going.
+  // At least 200 edits, and for at least 3 s so the appender gets going.
   const started = Date.now();
-  for (let i = 0; i < 200 || Date.now() - started < 1500; i++) {
+  for (let i = 0; i < 200 || Date.now() - started < 3000; i++) {
     const r = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
     folded += r.appendedLinesKept;
     if (r.changed) written++;

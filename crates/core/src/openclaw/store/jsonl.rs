@@ -539,18 +539,30 @@ fn replace(
     // under a writer that never pauses, the lines it wrote to the old file
     // meanwhile could only be carried over after the ones it writes to the
     // new one, out of order.
+    // Once the file was seen growing, one look between two of its
+    // writer's appends is no pause (nor is its writer being scheduled out
+    // for a few ms): it holds still when it stays so for QUIET. OpenClaw
+    // appends a turn's lines together and then waits on the model.
     const STALLED: Duration = Duration::from_millis(300);
+    const QUIET: Duration = Duration::from_millis(10);
     let deadline = Instant::now() + Duration::from_secs(2);
     let relinker = Relinker::new(&outcome.strip.relinked);
     let mut partial: Option<(u64, Instant)> = None;
+    let mut quiet_since: Option<Instant> = None;
     loop {
         let now = fs::metadata(path).map_err(io_err(path))?;
         if platform::path_id(path).ok() != Some(identity) || now.len() < consumed {
             return Err(concurrent(path, "it was replaced or shortened"));
         }
         if now.len() == consumed {
-            break;
+            let since = *quiet_since.get_or_insert_with(Instant::now);
+            if consumed == read_len || since.elapsed() >= QUIET {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+            continue;
         }
+        quiet_since = None;
         let mut tail = vec![0; (now.len() - consumed) as usize];
         platform::read_exact_at(file, &mut tail, consumed).map_err(io_err(path))?;
         let mut complete = whole_lines(&tail);
@@ -568,7 +580,7 @@ fn replace(
         outcome.appended_lines_kept += relinker.carry(&tail[..complete], &mut body);
         consumed += complete as u64;
         if Instant::now() > deadline {
-            let why = if complete == tail.len() {
+            let why = if complete > 0 || complete == tail.len() {
                 "another process kept appending to it without a pause"
             } else {
                 "a line is being written and does not finish"
