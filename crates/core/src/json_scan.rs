@@ -67,6 +67,47 @@ impl<'a, const IN_LINE: bool> Iterator for Fields<'a, IN_LINE> {
 }
 
 impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
+    /// Starts walking the object at the first non-space byte of `buf`, as
+    /// [`Fields::new`] does, or within a line as [`Fields::in_line`] does.
+    pub fn of(buf: &'a [u8]) -> Self {
+        Self::starting(buf)
+    }
+
+    /// The next member, as [`Iterator::next`] gives it, except that `read`
+    /// may find where its value ends: given the key and `buf` from the
+    /// value's start on, it returns the value's length when it read the
+    /// value through itself (a nested object walked member by member, so
+    /// that its contents are passed over once, not once more by each
+    /// reader), or `None` to have the value skipped as usual.
+    pub fn next_reading(
+        &mut self,
+        read: impl FnOnce(&'a [u8], &'a [u8]) -> Option<usize>,
+    ) -> Option<(&'a [u8], &'a [u8])> {
+        if self.done {
+            return None;
+        }
+        let item = self.key().and_then(|(key, start)| {
+            let end = match read(key, &self.buf[start..]) {
+                Some(len) => start + len,
+                None => self.skip_value(start)?,
+            };
+            self.pos = end;
+            Some((key, &self.buf[start..end]))
+        });
+        if item.is_none() {
+            self.done = true;
+        }
+        item
+    }
+
+    /// Once the walk has stopped at the object's closing brace: the index
+    /// just past that brace, which is the object's length when `buf`
+    /// started with it.
+    pub fn end(&self) -> Option<usize> {
+        let p = skip_ws::<IN_LINE>(self.buf, self.pos);
+        (self.object && self.buf.get(p) == Some(&b'}')).then_some(p + 1)
+    }
+
     fn starting(buf: &'a [u8]) -> Self {
         let start = skip_ws::<IN_LINE>(buf, 0);
         let ok = buf.get(start) == Some(&b'{');
@@ -81,8 +122,7 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
     /// Once the walk has stopped at the object's closing brace: where the
     /// whitespace after it ends.
     fn past_close(&self) -> Option<usize> {
-        let p = skip_ws::<IN_LINE>(self.buf, self.pos);
-        (self.object && self.buf.get(p) == Some(&b'}')).then(|| skip_ws::<IN_LINE>(self.buf, p + 1))
+        self.end().map(|end| skip_ws::<IN_LINE>(self.buf, end))
     }
 
     /// Whether the walk, once it has stopped, ended at the object's closing
@@ -208,9 +248,12 @@ pub fn field<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
 }
 
 /// Past the whitespace at `p`; within a line, a newline is not whitespace.
+#[inline(always)]
 fn skip_ws<const IN_LINE: bool>(buf: &[u8], mut p: usize) -> usize {
     while let Some(&b) = buf.get(p) {
-        if !(matches!(b, b' ' | b'\t' | b'\r') || (!IN_LINE && b == b'\n')) {
+        // Compact JSON, as transcripts are written, has no whitespace: one
+        // compare settles nearly every call.
+        if b > b' ' || !(matches!(b, b' ' | b'\t' | b'\r') || (!IN_LINE && b == b'\n')) {
             break;
         }
         p += 1;

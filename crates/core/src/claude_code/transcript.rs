@@ -73,6 +73,67 @@ pub struct TranscriptFacts {
 /// How many touched files a transcript remembers.
 pub const MAX_FILES_TOUCHED: usize = 64;
 
+/// An object of a line that is read member by member in the same pass that
+/// finds where it ends, so that what it holds (tool output, file contents)
+/// is passed over once, not once more by each reader of its members.
+trait Members<'a>: Default {
+    /// Reads the value of member `key` when it is an object this one reads
+    /// further (`rest` runs from the value's start on), and returns its
+    /// length; `None` to have it skipped as usual and given to
+    /// [`Members::take`].
+    fn descend<const IN_LINE: bool>(&mut self, _key: &[u8], _rest: &'a [u8]) -> Option<usize> {
+        None
+    }
+
+    /// Keeps the member `key` if it is used.
+    fn take(&mut self, key: &[u8], value: &'a [u8]);
+
+    /// Whether nothing this object holds is wanted, as its members so far
+    /// show: the rest of it is then skipped without being read.
+    fn unwanted(&self) -> bool {
+        false
+    }
+
+    /// Reads every member `fields` walks, until it is [`Members::unwanted`];
+    /// whether there was any.
+    fn read_from<const IN_LINE: bool>(&mut self, fields: &mut Fields<'a, IN_LINE>) -> bool {
+        let mut any = false;
+        while let Some((key, value)) =
+            fields.next_reading(|key, rest| self.descend::<IN_LINE>(key, rest))
+        {
+            any = true;
+            self.take(key, value);
+            if self.unwanted() {
+                break;
+            }
+        }
+        any
+    }
+
+    /// The object at the start of `rest` and its length, when it closes and
+    /// is wanted.
+    fn read_object<const IN_LINE: bool>(rest: &'a [u8]) -> Option<(Self, usize)> {
+        let mut object = Self::default();
+        let mut fields = Fields::of(rest);
+        object.read_from::<IN_LINE>(&mut fields);
+        if object.unwanted() {
+            return None;
+        }
+        Some((object, fields.end()?))
+    }
+}
+
+/// Reads the object at the start of `rest` into `slot` when it closes, and
+/// returns its length (see [`Members::descend`]).
+fn descend_into<'a, M: Members<'a>, const IN_LINE: bool>(
+    slot: &mut Option<M>,
+    rest: &'a [u8],
+) -> Option<usize> {
+    let (object, len) = M::read_object::<IN_LINE>(rest)?;
+    *slot = Some(object);
+    Some(len)
+}
+
 /// The members of one line that matter, as raw JSON.
 #[derive(Default)]
 struct Line<'a> {
@@ -82,7 +143,7 @@ struct Line<'a> {
     meta: bool,
     compact_summary: bool,
     timestamp: Option<&'a [u8]>,
-    message: Option<&'a [u8]>,
+    message: Option<Message<'a>>,
     request_id: Option<&'a [u8]>,
     session_id: Option<&'a [u8]>,
     agent_id: Option<&'a [u8]>,
@@ -92,7 +153,7 @@ struct Line<'a> {
     version: Option<&'a [u8]>,
     uuid: Option<&'a [u8]>,
     parent_uuid: Option<&'a [u8]>,
-    data: Option<&'a [u8]>,
+    data: Option<Progress<'a>>,
     custom_title: Option<&'a [u8]>,
     ai_title: Option<&'a [u8]>,
     summary: Option<&'a [u8]>,
@@ -103,12 +164,7 @@ impl<'a> Line<'a> {
     /// The members of a line (without its `\n`); `None` when it has none.
     fn read(raw: &'a [u8]) -> Option<Line<'a>> {
         let mut line = Line::default();
-        let mut any = false;
-        for (key, value) in Fields::new(raw) {
-            any = true;
-            line.take(key, value);
-        }
-        any.then_some(line)
+        line.read_from(&mut Fields::new(raw)).then_some(line)
     }
 
     /// The line at the start of `bytes` and the index of the newline that
@@ -119,13 +175,20 @@ impl<'a> Line<'a> {
     fn read_through_newline(bytes: &'a [u8]) -> Option<(Line<'a>, usize)> {
         let mut line = Line::default();
         let mut fields = Fields::in_line(bytes);
-        for (key, value) in fields.by_ref() {
-            line.take(key, value);
-        }
+        line.read_from(&mut fields);
         Some((line, fields.line_end()?))
     }
+}
 
-    /// Keeps the member `key` if the fold uses it.
+impl<'a> Members<'a> for Line<'a> {
+    fn descend<const IN_LINE: bool>(&mut self, key: &[u8], rest: &'a [u8]) -> Option<usize> {
+        match key {
+            b"message" => descend_into::<_, IN_LINE>(&mut self.message, rest),
+            b"data" => descend_into::<_, IN_LINE>(&mut self.data, rest),
+            _ => None,
+        }
+    }
+
     fn take(&mut self, key: &[u8], value: &'a [u8]) {
         match key {
             b"type" => self.kind = value,
@@ -134,7 +197,6 @@ impl<'a> Line<'a> {
             b"isMeta" => self.meta = is_true(value),
             b"isCompactSummary" => self.compact_summary = is_true(value),
             b"timestamp" => self.timestamp = Some(value),
-            b"message" => self.message = Some(value),
             b"requestId" => self.request_id = Some(value),
             b"sessionId" => self.session_id = Some(value),
             b"agentId" => self.agent_id = Some(value),
@@ -144,7 +206,6 @@ impl<'a> Line<'a> {
             b"version" => self.version = Some(value),
             b"uuid" => self.uuid = Some(value),
             b"parentUuid" => self.parent_uuid = Some(value),
-            b"data" => self.data = Some(value),
             b"customTitle" => self.custom_title = Some(value),
             b"aiTitle" => self.ai_title = Some(value),
             b"summary" => self.summary = Some(value),
@@ -154,31 +215,81 @@ impl<'a> Line<'a> {
     }
 }
 
-/// What an assistant `message` object says about the response.
-struct Response<'a> {
-    id: Option<Cow<'a, str>>,
-    model: Option<Cow<'a, str>>,
-    usage: Option<Usage>,
+/// The members of a line's `message` object that the fold uses, as raw
+/// JSON: the response's of an assistant line, the prompt's of a user line.
+#[derive(Default)]
+struct Message<'a> {
+    id: Option<&'a [u8]>,
+    model: Option<&'a [u8]>,
+    usage: Option<&'a [u8]>,
     content: Option<&'a [u8]>,
 }
 
-fn read_response(message: &[u8]) -> Response<'_> {
-    let mut out = Response {
-        id: None,
-        model: None,
-        usage: None,
-        content: None,
-    };
-    for (key, value) in Fields::new(message) {
+impl<'a> Members<'a> for Message<'a> {
+    fn take(&mut self, key: &[u8], value: &'a [u8]) {
         match key {
-            b"id" => out.id = as_str(value),
-            b"model" => out.model = as_str(value),
-            b"usage" => out.usage = read_usage(value),
-            b"content" => out.content = Some(value),
+            b"id" => self.id = Some(value),
+            b"model" => self.model = Some(value),
+            b"usage" => self.usage = Some(value),
+            b"content" => self.content = Some(value),
             _ => {}
         }
     }
-    out
+}
+
+/// A progress line's `data`: its kind and, in `agent_progress` lines, the
+/// copy of a subagent line (`message`).
+#[derive(Default)]
+struct Progress<'a> {
+    kind: Option<&'a [u8]>,
+    copy: Option<Copied<'a>>,
+}
+
+impl<'a> Members<'a> for Progress<'a> {
+    fn descend<const IN_LINE: bool>(&mut self, key: &[u8], rest: &'a [u8]) -> Option<usize> {
+        match key {
+            b"message" => descend_into::<_, IN_LINE>(&mut self.copy, rest),
+            _ => None,
+        }
+    }
+
+    fn take(&mut self, key: &[u8], value: &'a [u8]) {
+        if key == b"type" {
+            self.kind = Some(value);
+        }
+    }
+
+    /// Only `agent_progress` copies carry usage. Claude Code writes the
+    /// other kinds (`bash_progress`, `hook_progress`, most progress lines)
+    /// type first: their output is skipped, not walked member by member.
+    fn unwanted(&self) -> bool {
+        self.kind.is_some_and(|kind| kind != b"\"agent_progress\"")
+    }
+}
+
+/// The subagent line an `agent_progress` line copies.
+#[derive(Default)]
+struct Copied<'a> {
+    kind: Option<&'a [u8]>,
+    message: Option<Message<'a>>,
+    request_id: Option<&'a [u8]>,
+}
+
+impl<'a> Members<'a> for Copied<'a> {
+    fn descend<const IN_LINE: bool>(&mut self, key: &[u8], rest: &'a [u8]) -> Option<usize> {
+        match key {
+            b"message" => descend_into::<_, IN_LINE>(&mut self.message, rest),
+            _ => None,
+        }
+    }
+
+    fn take(&mut self, key: &[u8], value: &'a [u8]) {
+        match key {
+            b"type" => self.kind = Some(value),
+            b"requestId" => self.request_id = Some(value),
+            _ => {}
+        }
+    }
 }
 
 fn read_usage(raw: &[u8]) -> Option<Usage> {
@@ -435,37 +546,34 @@ impl TranscriptFacts {
 
     fn note_response(
         &mut self,
-        message: &[u8],
+        message: &Message<'_>,
         request_id: Option<&[u8]>,
         session_id: Option<&[u8]>,
         sidechain: bool,
     ) {
-        let response = read_response(message);
         if !sidechain {
-            if let Some(content) = response.content {
+            if let Some(content) = message.content {
                 self.note_files(content);
             }
         }
+        let model = message.model.and_then(as_str);
         // Locally generated lines ("Prompt is too long", usage-limit notices)
         // carry zero usage: counting them would reset the context to 0.
-        if response.model.as_deref() == Some("<synthetic>") {
+        if model.as_deref() == Some("<synthetic>") {
             return;
         }
-        if let Some(model) = response.model.filter(|m| !m.is_empty()) {
+        if let Some(model) = model.filter(|m| !m.is_empty()) {
             if !self.models.iter().any(|m| *m == *model) {
                 self.models.push(model.into_owned());
             }
         }
-        let Some(usage) = response.usage else {
+        let Some(usage) = message.usage.and_then(read_usage) else {
             return;
         };
+        let id = message.id.and_then(as_str);
         let request_id = request_id.and_then(as_str);
         let session_id = session_id.and_then(as_str);
-        let key = response_key(
-            response.id.as_deref(),
-            request_id.as_deref(),
-            session_id.as_deref(),
-        );
+        let key = response_key(id.as_deref(), request_id.as_deref(), session_id.as_deref());
         self.usage.add(key, usage, sidechain);
         if !sidechain {
             self.context_tokens = Some(usage.prompt_tokens());
@@ -500,7 +608,7 @@ impl TranscriptFacts {
     }
 
     fn note_assistant(&mut self, line: &Line<'_>) {
-        if let Some(message) = line.message {
+        if let Some(message) = &line.message {
             self.note_response(message, line.request_id, line.session_id, line.sidechain);
         }
     }
@@ -509,38 +617,15 @@ impl TranscriptFacts {
     /// included; it is counted (and later deduplicated against the subagent
     /// file) as a sidechain response.
     fn note_progress(&mut self, line: &Line<'_>) {
-        let Some(data) = line.data else { return };
-        // Claude Code writes the other kinds (`bash_progress`, `hook_progress`,
-        // most progress lines) type first: they are told apart without a search.
-        if let Some((b"type", kind)) = Fields::new(data).next() {
-            if kind != b"\"agent_progress\"" {
-                return;
-            }
-        } else if memchr::memmem::find(data, b"\"agent_progress\"").is_none() {
-            return;
-        }
-        let (mut kind, mut copy) = (None, None);
-        for (key, value) in Fields::new(data) {
-            match key {
-                b"type" => kind = Some(value),
-                b"message" => copy = Some(value),
-                _ => {}
-            }
-        }
-        let (Some(b"\"agent_progress\""), Some(copy)) = (kind, copy) else {
+        let Some(Progress {
+            kind: Some(b"\"agent_progress\""),
+            copy: Some(copy),
+        }) = &line.data
+        else {
             return;
         };
-        let (mut kind, mut message, mut request_id) = (None, None, None);
-        for (key, value) in Fields::new(copy) {
-            match key {
-                b"type" => kind = Some(value),
-                b"message" => message = Some(value),
-                b"requestId" => request_id = Some(value),
-                _ => {}
-            }
-        }
-        if let (Some(b"\"assistant\""), Some(message)) = (kind, message) {
-            self.note_response(message, request_id, line.session_id, true);
+        if let (Some(b"\"assistant\""), Some(message)) = (copy.kind, &copy.message) {
+            self.note_response(message, copy.request_id, line.session_id, true);
         }
     }
 
@@ -548,7 +633,7 @@ impl TranscriptFacts {
         if line.sidechain || line.meta || line.compact_summary {
             return;
         }
-        let Some(content) = line.message.and_then(|m| field_start(m, b"content")) else {
+        let Some(content) = line.message.as_ref().and_then(|m| m.content) else {
             return;
         };
         let Some(text) = prompt_text(content) else {
@@ -610,6 +695,47 @@ mod tests {
         assert_eq!(through, split);
         assert_eq!(through.line_count, 18);
         assert_eq!(through.git_branch.as_deref(), Some("longxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
+    }
+
+    /// `message` and `data` are read in the pass that finds their ends:
+    /// what the fold takes from them, and from the members after them, is
+    /// what reading them again afterwards gave.
+    #[test]
+    fn nested_objects_read_in_one_pass_give_their_members_and_what_follows() {
+        let lines = [
+            // An agent_progress copy as Claude Code writes it: the copied
+            // line first, the kind after it, and the envelope after `data`.
+            r#"{"type":"progress","sessionId":"s1","data":{"message":{"type":"assistant","timestamp":"2026-01-01T00:00:00.000Z","message":{"model":"claude-sub","id":"m1","content":[{"type":"tool_use","input":{"file_path":"/sub"}}],"usage":{"input_tokens":1,"output_tokens":5}},"requestId":"r1","uuid":"00000000-0000-0000-0000-00000000000a"},"normalizedMessages":[],"type":"agent_progress","prompt":"p \"}","agentId":"a1"},"timestamp":"2026-01-02T00:00:00.000Z"}"#,
+            // Other kinds are skipped once their type shows, even when
+            // they hold a message with usage; the members after them count.
+            r#"{"type":"progress","data":{"type":"hook_progress","message":{"type":"assistant","message":{"id":"m9","usage":{"output_tokens":100}}}},"timestamp":"2026-01-03T00:00:00.000Z"}"#,
+            r#"{"type":"progress","data":{"type":"bash_progress","output":"a \"}{[\" b","n":{"x":[1,"]"]}},"gitBranch":"after-data"}"#,
+            // A response, its tool call on the main chain.
+            r#"{"type":"assistant","message":{"id":"m2","model":"claude-main","content":[{"type":"tool_use","input":{"file_path":"/main"}}],"usage":{"input_tokens":2,"output_tokens":7}},"requestId":"r2","timestamp":"2026-01-04T00:00:00.000Z"}"#,
+            // A message that does not parse counts no usage (JSON.parse
+            // rejects it too); the line and what follows it still count.
+            r#"{"type":"assistant","message":{"id":"m3","usage":{"output_tokens":11},"model":},"slug":"after-broken"}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"the prompt"}]}}"#,
+        ];
+        let text = lines.join("\n") + "\n";
+        let through = facts(&text);
+        let mut split = TranscriptFacts::default();
+        for line in &lines {
+            split.feed_line(line.as_bytes());
+        }
+        assert_eq!(through, split);
+        assert_eq!(through.line_count, 6);
+        assert_eq!(through.usage.totals().output, 5 + 7);
+        assert_eq!(through.models, ["claude-sub", "claude-main"]);
+        assert_eq!(through.files_touched, ["/main"]);
+        assert_eq!(through.context_tokens, Some(2));
+        assert_eq!(
+            through.last_activity.as_deref(),
+            Some("2026-01-04T00:00:00.000Z")
+        );
+        assert_eq!(through.git_branch.as_deref(), Some("after-data"));
+        assert_eq!(through.slug.as_deref(), Some("after-broken"));
+        assert_eq!(through.first_prompt.as_deref(), Some("the prompt"));
     }
 
     #[test]
