@@ -55,14 +55,7 @@ impl<'a, const IN_LINE: bool> Iterator for Fields<'a, IN_LINE> {
     type Item = (&'a [u8], &'a [u8]);
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let item = self.member();
-        if item.is_none() {
-            self.done = true;
-        }
-        item
+        self.next_reading(|_, _| None)
     }
 }
 
@@ -73,12 +66,13 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
         Self::starting(buf)
     }
 
-    /// The next member, as [`Iterator::next`] gives it, except that `read`
-    /// may find where its value ends: given the key and `buf` from the
-    /// value's start on, it returns the value's length when it read the
-    /// value through itself (a nested object walked member by member, so
-    /// that its contents are passed over once, not once more by each
-    /// reader), or `None` to have the value skipped as usual.
+    /// The next member and its raw value, where `read` may find where the
+    /// value ends: given the key and `buf` from the value's start on, it
+    /// returns the value's length when it read the value through itself (a
+    /// nested object walked member by member, so that its contents are
+    /// passed over once, not once more by each reader), or `None` to have
+    /// the value skipped as usual. [`Iterator::next`] is this with a `read`
+    /// that never reads.
     pub fn next_reading(
         &mut self,
         read: impl FnOnce(&'a [u8], &'a [u8]) -> Option<usize>,
@@ -131,12 +125,6 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
     /// Nested values are checked only as far as finding their ends.
     pub fn closed(&self) -> bool {
         self.past_close() == Some(self.buf.len())
-    }
-
-    fn member(&mut self) -> Option<(&'a [u8], &'a [u8])> {
-        let (key, start) = self.key()?;
-        let end = self.skip_value(start)?;
-        Some((key, &self.buf[start..end]))
     }
 
     /// Reads the next key and its colon; returns the key and where its value starts.
