@@ -94,6 +94,48 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
         item
     }
 
+    /// The next member and its raw value when `want`, given its key and
+    /// the first byte of its value, says so; otherwise the walk stays where
+    /// it was.
+    pub fn next_if(
+        &mut self,
+        want: impl FnOnce(&'a [u8], u8) -> bool,
+    ) -> Option<(&'a [u8], &'a [u8])> {
+        if self.done {
+            return None;
+        }
+        let (key, start) = self.key()?;
+        if !want(key, *self.buf.get(start)?) {
+            return None;
+        }
+        let item = self
+            .skip_value(start)
+            .map(|end| (key, &self.buf[start..end]));
+        self.done = item.is_none();
+        item
+    }
+
+    /// What is left of `buf` after the members read so far.
+    pub fn rest(&self) -> &'a [u8] {
+        self.buf.get(self.pos..).unwrap_or_default()
+    }
+
+    /// Moves past `members` when the object goes on with exactly these
+    /// bytes and then a comma or its closing brace. `members` are whole
+    /// members that another walk read from the same point of an object
+    /// (just past a member's value), so that here they are the same
+    /// members with the same values.
+    pub fn skip_repeated(&mut self, members: &[u8]) -> bool {
+        let rest = self.rest();
+        let same = !self.done
+            && rest.starts_with(members)
+            && matches!(rest.get(members.len()), Some(b',' | b'}'));
+        if same {
+            self.pos += members.len();
+        }
+        same
+    }
+
     /// Once the walk has stopped at the object's closing brace: the index
     /// just past that brace, which is the object's length when `buf`
     /// started with it.
@@ -128,7 +170,7 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
     }
 
     /// Reads the next key and its colon; returns the key and where its value starts.
-    fn key(&mut self) -> Option<(&'a [u8], usize)> {
+    fn key(&self) -> Option<(&'a [u8], usize)> {
         let buf = self.buf;
         let mut p = skip_ws::<IN_LINE>(buf, self.pos);
         if buf.get(p) == Some(&b',') {

@@ -135,7 +135,7 @@ fn descend_into<'a, M: Members<'a>, const IN_LINE: bool>(
 }
 
 /// The members of one line that matter, as raw JSON.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Line<'a> {
     kind: &'a [u8],
     subtype: &'a [u8],
@@ -172,11 +172,64 @@ impl<'a> Line<'a> {
     /// its members, without searching for the newline first. `None` for any
     /// other line (not an object, cut short, followed by more text, no
     /// newline yet), which is then split and read the plain way.
-    fn read_through_newline(bytes: &'a [u8]) -> Option<(Line<'a>, usize)> {
+    ///
+    /// The members that follow a scalar first member are taken from
+    /// `repeated` when the line repeats them, and kept there otherwise.
+    fn read_through_newline(
+        bytes: &'a [u8],
+        repeated: &mut Option<Repeated<'a>>,
+    ) -> Option<(Line<'a>, usize)> {
         let mut line = Line::default();
         let mut fields = Fields::in_line(bytes);
-        line.read_from(&mut fields);
+        if let Some((key, value)) = fields.next_reading(|key, rest| line.descend::<true>(key, rest))
+        {
+            if !matches!(value.first(), Some(b'{' | b'[')) {
+                line = Repeated::read(&mut fields, key, repeated);
+            }
+            line.take(key, value);
+            line.read_from(&mut fields);
+        }
         Some((line, fields.line_end()?))
+    }
+}
+
+/// The scalar members Claude Code writes alike on line after line, between
+/// a line's first member (`parentUuid`) and its `type` or first object
+/// (`isSidechain`, `userType`, `cwd`, `sessionId`, `version`, `gitBranch`,
+/// `slug`): their bytes on the line they were last read from, and what they
+/// gave. A line with the same bytes there takes them from here instead of
+/// reading them again.
+#[derive(Clone, Copy)]
+struct Repeated<'a> {
+    members: &'a [u8],
+    line: Line<'a>,
+}
+
+impl<'a> Repeated<'a> {
+    /// The members that follow a line's first member (key `first`), read
+    /// into a line of their own: those of `last` when the line repeats
+    /// them, else read from `fields` and kept in `last` for the lines after.
+    fn read(
+        fields: &mut Fields<'a, true>,
+        first: &[u8],
+        last: &mut Option<Repeated<'a>>,
+    ) -> Line<'a> {
+        if let Some(same) = last.filter(|r| fields.skip_repeated(r.members)) {
+            return same.line;
+        }
+        let before = fields.rest();
+        let mut line = Line::default();
+        // The run ends at the line's type, at an object or array, and at the
+        // first member's key again: that member is taken after the run, and
+        // JSON.parse keeps the later of two members with one key.
+        let alike =
+            |key: &[u8], value: u8| key != b"type" && key != first && !matches!(value, b'{' | b'[');
+        while let Some((key, value)) = fields.next_if(alike) {
+            line.take(key, value);
+        }
+        let members = &before[..before.len() - fields.rest().len()];
+        *last = (!members.is_empty()).then_some(Repeated { members, line });
+        line
     }
 }
 
@@ -217,7 +270,7 @@ impl<'a> Members<'a> for Line<'a> {
 
 /// The members of a line's `message` object that the fold uses, as raw
 /// JSON: the response's of an assistant line, the prompt's of a user line.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Message<'a> {
     id: Option<&'a [u8]>,
     model: Option<&'a [u8]>,
@@ -239,7 +292,7 @@ impl<'a> Members<'a> for Message<'a> {
 
 /// A progress line's `data`: its kind and, in `agent_progress` lines, the
 /// copy of a subagent line (`message`).
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Progress<'a> {
     kind: Option<&'a [u8]>,
     copy: Option<Copied<'a>>,
@@ -268,7 +321,7 @@ impl<'a> Members<'a> for Progress<'a> {
 }
 
 /// The subagent line an `agent_progress` line copies.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Copied<'a> {
     kind: Option<&'a [u8]>,
     message: Option<Message<'a>>,
@@ -433,9 +486,10 @@ impl TranscriptFacts {
     /// that a later call (or [`TranscriptFacts::with_partial_line`]) handles.
     pub fn feed(&mut self, bytes: &[u8]) -> usize {
         let mut start = 0;
+        let mut repeated = None;
         while start < bytes.len() {
             let rest = &bytes[start..];
-            if let Some((line, nl)) = Line::read_through_newline(rest) {
+            if let Some((line, nl)) = Line::read_through_newline(rest, &mut repeated) {
                 self.line_count += 1;
                 self.fold_line(&line);
                 start += nl + 1;
@@ -695,6 +749,98 @@ mod tests {
         assert_eq!(through, split);
         assert_eq!(through.line_count, 18);
         assert_eq!(through.git_branch.as_deref(), Some("longxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
+    }
+
+    /// The members a line repeats from the line before are taken from it
+    /// only when their bytes are the same up to a member's end; what each
+    /// line gives is what reading it alone gives.
+    #[test]
+    fn members_repeated_from_the_line_before_give_what_reading_them_gives() {
+        let line = |parent: &str, run: &str, rest: &str| {
+            format!(r#"{{"parentUuid":{parent},{run},{rest}}}"#)
+        };
+        let main = r#""isSidechain":false,"userType":"external","cwd":"/r","sessionId":"s1","version":"2.1.1","gitBranch":"main","slug":"a-b""#;
+        let uuid = |n: u8| format!(r#""uuid":"00000000-0000-0000-0000-0000000000{n:02x}""#);
+        let parent = |n: u8| format!(r#""00000000-0000-0000-0000-0000000000{n:02x}""#);
+        let prompt =
+            |text: &str| format!(r#""type":"user","message":{{"role":"user","content":"{text}"}}"#);
+        let lines = [
+            line("null", main, &format!("{},{}", prompt("one"), uuid(1))),
+            // The same members: taken from the line before.
+            line(
+                &parent(1),
+                main,
+                &format!(
+                    r#""type":"progress","data":{{"type":"bash_progress"}},{}"#,
+                    uuid(2)
+                ),
+            ),
+            // One value differs: read, and kept for the lines after.
+            line(
+                &parent(2),
+                &main.replace("main", "feat"),
+                &format!("{},{}", prompt("two"), uuid(3)),
+            ),
+            line(&parent(3), &main.replace("main", "feat"), &uuid(4)),
+            // The same bytes but a number running on past them.
+            line(
+                &parent(4),
+                &format!(r#"{},"n":1"#, main),
+                &format!(r#""type":"system",{}"#, uuid(5)),
+            ),
+            line(
+                &parent(5),
+                &format!(r#"{},"n":12"#, main),
+                &format!(r#""gitBranch":"after",{}"#, uuid(6)),
+            ),
+            // A sidechain line's branch does not count.
+            line(
+                &parent(6),
+                &main.replace("false", "true").replace("main", "side"),
+                &uuid(7),
+            ),
+            // The first member's key again: the later one counts.
+            line(
+                &parent(7),
+                &format!(r#"{},"parentUuid":{}"#, main, parent(2)),
+                &uuid(8),
+            ),
+            line(
+                &parent(8),
+                &format!(r#"{},"parentUuid":{}"#, main, parent(2)),
+                &uuid(9),
+            ),
+            // An object first, and spaces between members.
+            format!(
+                r#"{{"message":{{"role":"user","content":"three"}},{main},"type":"user",{}}}"#,
+                uuid(10)
+            ),
+            line(&parent(9), &main.replace(',', " , "), &uuid(11)),
+            line(
+                &parent(11),
+                &main.replace(',', " , "),
+                &format!("{},{}", prompt("four"), uuid(12)),
+            ),
+            // The run at the very end of a line.
+            line(&parent(12), main, r#""x":0"#).replace(r#","x":0"#, ""),
+        ];
+        let text = lines.join("\n") + "\n";
+        let through = facts(&text);
+        let mut alone = TranscriptFacts::default();
+        for line in &lines {
+            let mut one = TranscriptFacts::default();
+            one.feed_line(line.as_bytes());
+            assert_eq!(one.line_count, 1, "{line}");
+            alone.feed_line(line.as_bytes());
+        }
+        assert_eq!(through, alone);
+        assert_eq!(through.line_count, 13);
+        assert_eq!(through.git_branch.as_deref(), Some("main"));
+        assert_eq!(through.last_prompt.as_deref(), Some("four"));
+        // 8 and 9 continue 2, not the lines before them; 10 has no parent.
+        let mut leaves: Vec<u128> = through.leaves.iter().copied().collect();
+        leaves.sort();
+        assert_eq!(leaves, [7, 8, 10]);
     }
 
     /// `message` and `data` are read in the pass that finds their ends:
