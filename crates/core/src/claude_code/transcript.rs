@@ -10,7 +10,7 @@
 use super::origin::origin_agent;
 use super::prompt::prompt_text;
 use super::usage::{response_key, Usage, UsageGroups};
-use crate::json_scan::{as_str, as_u64, field, field_start, is_true, Elements, Fields};
+use crate::json_scan::{as_str, as_u64, field, field_start, is_true, text, Elements, Fields};
 use crate::text::truncate_utf16;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -167,29 +167,31 @@ impl<'a> Line<'a> {
         line.read_from(&mut Fields::new(raw)).then_some(line)
     }
 
-    /// The line at the start of `bytes` and the index of the newline that
-    /// ends it, when the line is one whole object: found in the same walk as
-    /// its members, without searching for the newline first. `None` for any
-    /// other line (not an object, cut short, followed by more text, no
-    /// newline yet), which is then split and read the plain way.
+    /// Reads the line at the start of `bytes` into `self` and returns the
+    /// index of the newline that ends it, when the line is one whole object:
+    /// found in the same walk as its members, without searching for the
+    /// newline first. `None` for any other line (not an object, cut short,
+    /// followed by more text, no newline yet), which is then split and read
+    /// the plain way.
     ///
     /// The members that follow a scalar first member are taken from
     /// `repeated` when the line repeats them, and kept there otherwise.
     fn read_through_newline(
+        &mut self,
         bytes: &'a [u8],
         repeated: &mut Option<Repeated<'a>>,
-    ) -> Option<(Line<'a>, usize)> {
-        let mut line = Line::default();
+    ) -> Option<usize> {
+        *self = Line::default();
         let mut fields = Fields::in_line(bytes);
-        if let Some((key, value)) = fields.next_reading(|key, rest| line.descend::<true>(key, rest))
+        if let Some((key, value)) = fields.next_reading(|key, rest| self.descend::<true>(key, rest))
         {
             if !matches!(value.first(), Some(b'{' | b'[')) {
-                line = Repeated::read(&mut fields, key, repeated);
+                Repeated::read(&mut fields, key, repeated, self);
             }
-            line.take(key, value);
-            line.read_from(&mut fields);
+            self.take(key, value);
+            self.read_from(&mut fields);
         }
-        Some((line, fields.line_end()?))
+        fields.line_end()
     }
 }
 
@@ -206,19 +208,23 @@ struct Repeated<'a> {
 }
 
 impl<'a> Repeated<'a> {
-    /// The members that follow a line's first member (key `first`), read
-    /// into a line of their own: those of `last` when the line repeats
-    /// them, else read from `fields` and kept in `last` for the lines after.
+    /// Reads the members that follow a line's first member (key `first`)
+    /// into `line`, which holds nothing yet: those of `last` when the line
+    /// repeats them, else read from `fields` and kept in `last` for the
+    /// lines after.
     fn read(
         fields: &mut Fields<'a, true>,
         first: &[u8],
         last: &mut Option<Repeated<'a>>,
-    ) -> Line<'a> {
-        if let Some(same) = last.filter(|r| fields.skip_repeated(r.members)) {
-            return same.line;
+        line: &mut Line<'a>,
+    ) {
+        if let Some(same) = last {
+            if fields.skip_repeated(same.members) {
+                *line = same.line;
+                return;
+            }
         }
         let before = fields.rest();
-        let mut line = Line::default();
         // The run ends at the line's type, at an object or array, and at the
         // first member's key again: that member is taken after the run, and
         // JSON.parse keeps the later of two members with one key.
@@ -228,8 +234,10 @@ impl<'a> Repeated<'a> {
             line.take(key, value);
         }
         let members = &before[..before.len() - fields.rest().len()];
-        *last = (!members.is_empty()).then_some(Repeated { members, line });
-        line
+        *last = (!members.is_empty()).then_some(Repeated {
+            members,
+            line: *line,
+        });
     }
 }
 
@@ -464,7 +472,7 @@ fn hex_word(word: u64) -> Option<u32> {
 fn canonical_timestamp(raw: &[u8]) -> Option<Cow<'_, str>> {
     let canonical = |b: &[u8]| b.len() == 24 && b[10] == b'T' && b[19] == b'.' && b[23] == b'Z';
     if let Some(b) = unescaped(raw).filter(|b| canonical(b)) {
-        if let Ok(text) = std::str::from_utf8(b) {
+        if let Some(text) = text(b) {
             return Some(Cow::Borrowed(text));
         }
     }
@@ -487,9 +495,10 @@ impl TranscriptFacts {
     pub fn feed(&mut self, bytes: &[u8]) -> usize {
         let mut start = 0;
         let mut repeated = None;
+        let mut line = Line::default();
         while start < bytes.len() {
             let rest = &bytes[start..];
-            if let Some((line, nl)) = Line::read_through_newline(rest, &mut repeated) {
+            if let Some(nl) = line.read_through_newline(rest, &mut repeated) {
                 self.line_count += 1;
                 self.fold_line(&line);
                 start += nl + 1;
