@@ -124,14 +124,19 @@ trait Members<'a>: Default {
 }
 
 /// Reads the object at the start of `rest` into `slot` when it closes, and
-/// returns its length (see [`Members::descend`]).
+/// returns its length (see [`Members::descend`]). Anything else empties
+/// `slot`: as with JSON.parse, the last member of a key is the one that
+/// counts, and it is not such an object.
 fn descend_into<'a, M: Members<'a>, const IN_LINE: bool>(
     slot: &mut Option<M>,
     rest: &'a [u8],
 ) -> Option<usize> {
-    let (object, len) = M::read_object::<IN_LINE>(rest)?;
-    *slot = Some(object);
-    Some(len)
+    let (object, len) = match M::read_object::<IN_LINE>(rest) {
+        Some((object, len)) => (Some(object), Some(len)),
+        None => (None, None),
+    };
+    *slot = object;
+    len
 }
 
 /// The members of one line that matter, as raw JSON.
@@ -282,19 +287,46 @@ impl<'a> Members<'a> for Line<'a> {
 struct Message<'a> {
     id: Option<&'a [u8]>,
     model: Option<&'a [u8]>,
-    usage: Option<&'a [u8]>,
+    usage: Option<Counts>,
     content: Option<&'a [u8]>,
 }
 
 impl<'a> Members<'a> for Message<'a> {
+    fn descend<const IN_LINE: bool>(&mut self, key: &[u8], rest: &'a [u8]) -> Option<usize> {
+        match key {
+            b"usage" => descend_into::<_, IN_LINE>(&mut self.usage, rest),
+            _ => None,
+        }
+    }
+
     fn take(&mut self, key: &[u8], value: &'a [u8]) {
         match key {
             b"id" => self.id = Some(value),
             b"model" => self.model = Some(value),
-            b"usage" => self.usage = Some(value),
             b"content" => self.content = Some(value),
             _ => {}
         }
+    }
+}
+
+/// A response's `usage`: its four token counts, when it names any.
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    usage: Usage,
+    any: bool,
+}
+
+impl Members<'_> for Counts {
+    fn take(&mut self, key: &[u8], value: &[u8]) {
+        let slot = match key {
+            b"input_tokens" => &mut self.usage.input,
+            b"output_tokens" => &mut self.usage.output,
+            b"cache_creation_input_tokens" => &mut self.usage.cache_creation,
+            b"cache_read_input_tokens" => &mut self.usage.cache_read,
+            _ => return,
+        };
+        *slot = as_u64(value).unwrap_or(0);
+        self.any = true;
     }
 }
 
@@ -351,23 +383,6 @@ impl<'a> Members<'a> for Copied<'a> {
             _ => {}
         }
     }
-}
-
-fn read_usage(raw: &[u8]) -> Option<Usage> {
-    let mut usage = Usage::default();
-    let mut any = false;
-    for (key, value) in Fields::new(raw) {
-        let slot = match key {
-            b"input_tokens" => &mut usage.input,
-            b"output_tokens" => &mut usage.output,
-            b"cache_creation_input_tokens" => &mut usage.cache_creation,
-            b"cache_read_input_tokens" => &mut usage.cache_read,
-            _ => continue,
-        };
-        *slot = as_u64(value).unwrap_or(0);
-        any = true;
-    }
-    any.then_some(usage)
 }
 
 fn owned(raw: Option<&[u8]>) -> Option<String> {
@@ -630,7 +645,7 @@ impl TranscriptFacts {
                 self.models.push(model.into_owned());
             }
         }
-        let Some(usage) = message.usage.and_then(read_usage) else {
+        let Some(Counts { usage, any: true }) = message.usage else {
             return;
         };
         let id = message.id.and_then(as_str);
@@ -850,6 +865,23 @@ mod tests {
         let mut leaves: Vec<u128> = through.leaves.iter().copied().collect();
         leaves.sort();
         assert_eq!(leaves, [7, 8, 10]);
+    }
+
+    /// Of two members with one key the later counts, as with JSON.parse,
+    /// also when it is not an object.
+    #[test]
+    fn a_later_message_or_usage_that_is_no_object_leaves_no_usage() {
+        let f = facts(concat!(
+            r#"{"type":"assistant","message":{"id":"m1","usage":{"output_tokens":1}},"message":null}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"id":"m2","usage":{"output_tokens":2},"usage":"none"}}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"id":"m3","usage":{"output_tokens":4} ,"usage":{"output_tokens":8}}}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"id":"m4","usage":{"output_tokens":16,"input_tokens" 3}}}"#,
+            "\n",
+        ));
+        assert_eq!(f.usage.totals().output, 8);
     }
 
     /// `message` and `data` are read in the pass that finds their ends:
