@@ -443,8 +443,9 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     made
 }
 
-/// Stats and scans every file of the listings and `elsewhere` at once,
-/// largest first so that the long files start early.
+/// Stats every file of the listings and `elsewhere` at once, and scans
+/// those that changed since their last scan, largest first so that the
+/// long files start early.
 fn scan_all<'a>(
     listings: &'a [FolderListing],
     elsewhere: &'a HashMap<String, PathBuf>,
@@ -464,8 +465,8 @@ fn scan_all<'a>(
         .chain(elsewhere.values())
         .filter(|p| seen_files.insert(p.as_os_str()))
         .collect();
-    let mut stated: Vec<(&PathBuf, Option<FileStat>)> = files
-        .chunk_by(|a, b| a.parent() == b.parent())
+    let stated: Vec<(&PathBuf, Option<FileStat>)> = files
+        .chunk_by(|a, b| folder_bytes(a) == folder_bytes(b))
         .collect::<Vec<_>>()
         .into_par_iter()
         .flat_map_iter(|same_dir| {
@@ -478,12 +479,37 @@ fn scan_all<'a>(
             same_dir.iter().copied().zip(stats)
         })
         .collect();
-    stated.sort_by_key(|(_, s)| std::cmp::Reverse(s.map_or(0, |s| s.len)));
-    stated
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|(p, stat)| (p.as_os_str(), cache.scan_with(p, stat)))
-        .collect()
+    // What has not changed is looked up at once; only the rest is read.
+    let unchanged = cache.unchanged(&stated);
+    let mut scans: FastMap<&OsStr, FileScan> = FastMap::default();
+    let mut changed = Vec::new();
+    for (file, kept) in stated.into_iter().zip(unchanged) {
+        match kept {
+            Some(scan) => {
+                scans.insert(file.0.as_os_str(), scan);
+            }
+            None => changed.push(file),
+        }
+    }
+    changed.sort_by_key(|(_, s)| std::cmp::Reverse(s.map_or(0, |s| s.len)));
+    scans.par_extend(
+        changed
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|(p, stat)| (p.as_os_str(), cache.scan_with(p, stat))),
+    );
+    scans
+}
+
+/// The bytes of `path` before its last separator: its folder, for a path
+/// made by joining a name to one (found without parsing its components).
+fn folder_bytes(path: &Path) -> &[u8] {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let end = bytes
+        .iter()
+        .rposition(|&b| std::path::is_separator(b as char))
+        .unwrap_or(0);
+    &bytes[..end]
 }
 
 /// The sessions of `inputs`, from the scans of their files.

@@ -121,6 +121,16 @@ struct Entry {
     scan: FileScan,
 }
 
+impl Entry {
+    /// The scan, when the file's stat data is still `stat`.
+    fn unchanged(&self, stat: Option<FileStat>) -> Option<FileScan> {
+        (Some(self.folded.identity) == stat).then(|| FileScan {
+            read_bytes: 0,
+            ..self.scan.clone()
+        })
+    }
+}
+
 /// A persistent cache attached to this one, per config dir.
 #[derive(Debug)]
 struct Attached {
@@ -207,13 +217,8 @@ impl ScanCache {
     pub fn scan_with(&self, path: &Path, stat: Option<FileStat>) -> FileScan {
         let key = path.as_os_str();
         let previous = self.lock().get(key).cloned();
-        if let (Some(prev), Some(stat)) = (&previous, stat) {
-            if prev.folded.identity == stat {
-                return FileScan {
-                    read_bytes: 0,
-                    ..prev.scan.clone()
-                };
-            }
+        if let Some(unchanged) = previous.as_deref().and_then(|prev| prev.unchanged(stat)) {
+            return unchanged;
         }
         let resume = match previous {
             Some(prev) => Some(prev.folded.clone()),
@@ -244,6 +249,17 @@ impl ScanCache {
                 }
             }
         }
+    }
+
+    /// The scans of the files whose stat data is what it was when they were
+    /// last scanned, by their index in `files`, looked up under one lock:
+    /// the rest are for [`ScanCache::scan_with`].
+    pub fn unchanged(&self, files: &[(&PathBuf, Option<FileStat>)]) -> Vec<Option<FileScan>> {
+        let entries = self.lock();
+        files
+            .iter()
+            .map(|(path, stat)| entries.get(path.as_os_str())?.unchanged(*stat))
+            .collect()
     }
 
     /// Attaches the persistent cache of `config_dir` kept in the folder
