@@ -400,15 +400,40 @@ fn unescaped(raw: &[u8]) -> Option<&[u8]> {
     (!inner.contains(&b'\\')).then_some(inner)
 }
 
-/// Sets `slot` to the non-empty string `raw`, allocating only when it differs.
-fn replace_if_changed(slot: &mut Option<String>, raw: Option<&[u8]>) {
+/// The raw values last applied to the fields that most lines repeat
+/// (`gitBranch`, `slug`, `version`), within one call of
+/// [`TranscriptFacts::feed`]. Applying a value again changes nothing, so a
+/// line handing the very same bytes again (the members it repeats from the
+/// line before, see [`Repeated`]) is passed over without a comparison.
+#[derive(Default)]
+struct Applied<'a> {
+    git_branch: Option<&'a [u8]>,
+    slug: Option<&'a [u8]>,
+    version: Option<&'a [u8]>,
+}
+
+/// Sets `slot` to the non-empty string `raw`, allocating only when it
+/// differs; `last` is the raw value last applied to `slot`.
+fn replace_if_changed<'a>(
+    slot: &mut Option<String>,
+    raw: Option<&'a [u8]>,
+    last: &mut Option<&'a [u8]>,
+) {
+    let Some(raw) = raw else {
+        return;
+    };
+    // The very bytes (same place, same length) applied last time.
+    if last.is_some_and(|last| std::ptr::eq(last, raw)) {
+        return;
+    }
+    *last = Some(raw);
     // Nearly every line repeats the value held: compared as bytes, not decoded.
-    if let (Some(held), Some(plain)) = (slot.as_deref(), raw.and_then(unescaped)) {
+    if let (Some(held), Some(plain)) = (slot.as_deref(), unescaped(raw)) {
         if held.as_bytes() == plain {
             return;
         }
     }
-    let Some(value) = raw.and_then(as_str).filter(|v| !v.is_empty()) else {
+    let Some(value) = as_str(raw).filter(|v| !v.is_empty()) else {
         return;
     };
     if slot.as_deref() != Some(&*value) {
@@ -510,15 +535,16 @@ impl TranscriptFacts {
     pub fn feed(&mut self, bytes: &[u8]) -> usize {
         let mut start = 0;
         let mut repeated = None;
+        let mut applied = Applied::default();
         let mut line = Line::default();
         while start < bytes.len() {
             let rest = &bytes[start..];
             if let Some(nl) = line.read_through_newline(rest, &mut repeated) {
                 self.line_count += 1;
-                self.fold_line(&line);
+                self.fold_line(&line, &mut applied);
                 start += nl + 1;
             } else if let Some(nl) = memchr::memchr(b'\n', rest) {
-                self.feed_line(&rest[..nl]);
+                self.fold_split_line(&rest[..nl], &mut applied);
                 start += nl + 1;
             } else {
                 break;
@@ -546,18 +572,23 @@ impl TranscriptFacts {
 
     /// Folds one line (without its `\n`).
     pub fn feed_line(&mut self, raw: &[u8]) {
+        self.fold_split_line(raw, &mut Applied::default());
+    }
+
+    /// Folds one line (without its `\n`) read the plain way.
+    fn fold_split_line<'a>(&mut self, raw: &'a [u8], applied: &mut Applied<'a>) {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return;
         }
         self.line_count += 1;
         if let Some(line) = Line::read(raw) {
-            self.fold_line(&line);
+            self.fold_line(&line, applied);
         } // else not JSON: counted, nothing else
     }
 
     /// Folds the members of a counted line.
-    fn fold_line(&mut self, line: &Line<'_>) {
-        self.note_envelope(line);
+    fn fold_line<'a>(&mut self, line: &Line<'a>, applied: &mut Applied<'a>) {
+        self.note_envelope(line, applied);
         match line.kind {
             b"\"assistant\"" => self.note_assistant(line),
             b"\"user\"" => self.note_user(line),
@@ -585,7 +616,7 @@ impl TranscriptFacts {
         }
     }
 
-    fn note_envelope(&mut self, line: &Line<'_>) {
+    fn note_envelope<'a>(&mut self, line: &Line<'a>, applied: &mut Applied<'a>) {
         if let Some(ts) = line.timestamp.and_then(canonical_timestamp) {
             if self.first_activity.as_deref().is_none_or(|f| *ts < *f) {
                 self.first_activity = Some(ts.clone().into_owned());
@@ -610,10 +641,14 @@ impl TranscriptFacts {
             self.cwd = non_empty(line.cwd);
         }
         if !line.sidechain {
-            replace_if_changed(&mut self.git_branch, line.git_branch);
+            replace_if_changed(
+                &mut self.git_branch,
+                line.git_branch,
+                &mut applied.git_branch,
+            );
         }
-        replace_if_changed(&mut self.slug, line.slug);
-        replace_if_changed(&mut self.version, line.version);
+        replace_if_changed(&mut self.slug, line.slug, &mut applied.slug);
+        replace_if_changed(&mut self.version, line.version, &mut applied.version);
         if let Some(parent) = line.parent_uuid.and_then(raw_uuid) {
             self.leaves.remove(&parent);
         }
@@ -861,6 +896,26 @@ mod tests {
         assert_eq!(through.line_count, 13);
         assert_eq!(through.git_branch.as_deref(), Some("main"));
         assert_eq!(through.last_prompt.as_deref(), Some("four"));
+        // A branch named after the repeated ones counts, and the one they
+        // name counts again on the line after.
+        let later = line("null", main, r#""type":"user","gitBranch":"later""#);
+        let again = line("null", main, r#""type":"user""#);
+        let branch = |lines: &[&String]| {
+            let text = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+            facts(&text).git_branch
+        };
+        assert_eq!(branch(&[&lines[0], &later]).as_deref(), Some("later"));
+        // The same after a line not read through its newline.
+        let split = line("null", main, r#""type":"user","gitBranch":"split""#) + " text";
+        assert_eq!(branch(&[&lines[0], &split]).as_deref(), Some("split"));
+        assert_eq!(
+            branch(&[&lines[0], &split, &again]).as_deref(),
+            Some("main")
+        );
+        assert_eq!(
+            branch(&[&lines[0], &later, &again]).as_deref(),
+            Some("main")
+        );
         // 8 and 9 continue 2, not the lines before them; 10 has no parent.
         let mut leaves: Vec<u128> = through.leaves.iter().copied().collect();
         leaves.sort();
