@@ -77,21 +77,7 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
         &mut self,
         read: impl FnOnce(&'a [u8], &'a [u8]) -> Option<usize>,
     ) -> Option<(&'a [u8], &'a [u8])> {
-        if self.done {
-            return None;
-        }
-        let item = self.key().and_then(|(key, start)| {
-            let end = match read(key, &self.buf[start..]) {
-                Some(len) => start + len,
-                None => self.skip_value(start)?,
-            };
-            self.pos = end;
-            Some((key, &self.buf[start..end]))
-        });
-        if item.is_none() {
-            self.done = true;
-        }
-        item
+        self.member(|_, _| true, read)
     }
 
     /// The next member and its raw value when `want`, given its key and
@@ -101,18 +87,34 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
         &mut self,
         want: impl FnOnce(&'a [u8], u8) -> bool,
     ) -> Option<(&'a [u8], &'a [u8])> {
+        self.member(want, |_, _| None)
+    }
+
+    /// The next member, when `want` takes it (see [`Fields::next_if`]),
+    /// its value's end found by `read` or skipped to (see
+    /// [`Fields::next_reading`]). The walk stops at the first error.
+    fn member(
+        &mut self,
+        want: impl FnOnce(&'a [u8], u8) -> bool,
+        read: impl FnOnce(&'a [u8], &'a [u8]) -> Option<usize>,
+    ) -> Option<(&'a [u8], &'a [u8])> {
         if self.done {
             return None;
         }
-        let (key, start) = self.key()?;
-        if !want(key, *self.buf.get(start)?) {
+        let Some((key, start)) = self.key() else {
+            self.done = true;
+            return None;
+        };
+        if self.buf.get(start).is_some_and(|&first| !want(key, first)) {
             return None;
         }
-        let item = self
-            .skip_value(start)
-            .map(|end| (key, &self.buf[start..end]));
-        self.done = item.is_none();
-        item
+        let end = match read(key, &self.buf[start..]) {
+            Some(len) => Some(start + len),
+            None => self.skip_value(start),
+        };
+        self.done = end.is_none();
+        self.pos = end?;
+        Some((key, &self.buf[start..self.pos]))
     }
 
     /// What is left of `buf` after the members read so far.

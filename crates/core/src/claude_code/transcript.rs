@@ -131,10 +131,7 @@ fn descend_into<'a, M: Members<'a>, const IN_LINE: bool>(
     slot: &mut Option<M>,
     rest: &'a [u8],
 ) -> Option<usize> {
-    let (object, len) = match M::read_object::<IN_LINE>(rest) {
-        Some((object, len)) => (Some(object), Some(len)),
-        None => (None, None),
-    };
+    let (object, len) = M::read_object::<IN_LINE>(rest).unzip();
     *slot = object;
     len
 }
