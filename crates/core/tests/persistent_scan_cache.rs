@@ -398,6 +398,18 @@ fn a_result_the_change_monitor_vouches_for_stands_until_anything_happens_in_its_
     set_mtime(&s.main_file(), SystemTime::now() + Duration::from_secs(60));
     seen(&before, "a transcript touched");
 
+    // Something written in the folders that is no transcript: their
+    // transcripts are stat'ed again, none changed, and the result stands,
+    // vouched for again.
+    let notes = subagents.join("notes.txt");
+    fs::write(&notes, "first").unwrap();
+    let before = settled();
+    fs::write(&notes, "second").unwrap();
+    assert!(Arc::ptr_eq(&before, &call()), "no transcript changed");
+    assert!(Arc::ptr_eq(&before, &call()), "nothing reported since");
+    append_response_as(&agent, "later");
+    seen(&before, "a line appended after that");
+
     // A session without subagents: its `subagents` folder is looked for on
     // every call, since no watched folder reports its creation.
     let other = "00000000-0000-4000-8000-000000000001";

@@ -238,15 +238,56 @@ impl Round<'_> {
     /// and the absent folders are still absent. Reads no folder and stats
     /// no file in them.
     pub fn unchanged(&self, vouched: &Vouched) -> bool {
+        self.tickets_now(vouched).is_some_and(|now| {
+            now.iter()
+                .zip(&vouched.folders)
+                .all(|(now, (_, then, _))| now == then)
+        })
+    }
+
+    /// When the folders of `vouched` still have the entries they had (each
+    /// top path naming the same folder, the absent ones still absent): the
+    /// folders in which files were written to or touched since, and what
+    /// the monitor can vouch for now (as long as nothing else is reported
+    /// before their files are stat'ed again). Reads no folder.
+    pub fn written(&self, vouched: &Vouched) -> Option<(Vec<PathBuf>, Vouched)> {
+        let now = self.tickets_now(vouched)?;
+        let written = now
+            .iter()
+            .zip(&vouched.folders)
+            .filter(|(now, (_, then, _))| now != &then)
+            .map(|(_, (dir, ..))| dir.clone())
+            .collect();
+        let folders = now
+            .into_iter()
+            .zip(&vouched.folders)
+            .map(|(now, (dir, _, top))| (dir.clone(), now, *top))
+            .collect();
+        let absent = vouched.absent.clone();
+        Some((written, Vouched { folders, absent }))
+    }
+
+    /// The tickets of the folders of `vouched` now, when each still has the
+    /// entries it had, each top path names the same folder and the absent
+    /// folders are still absent.
+    fn tickets_now(&self, vouched: &Vouched) -> Option<Vec<Ticket>> {
         let monitor = &self.cache.monitor;
-        self.monitored
-            && vouched.folders.iter().all(|(dir, ticket, top)| {
-                monitor.ticket(dir) == Some(*ticket) && top.is_none_or(|id| path_names(dir, id))
+        if !self.monitored {
+            return None;
+        }
+        let now = vouched
+            .folders
+            .iter()
+            .map(|(dir, then, top)| {
+                let now = monitor.ticket(dir).filter(|now| then.same_entries(now))?;
+                top.is_none_or(|id| path_names(dir, id)).then_some(now)
             })
-            && vouched
-                .absent
-                .iter()
-                .all(|dir| fs::symlink_metadata(dir).is_err())
+            .collect::<Option<Vec<Ticket>>>()?;
+        vouched
+            .absent
+            .iter()
+            .all(|dir| fs::symlink_metadata(dir).is_err())
+            .then_some(now)
     }
 
     /// The stats of the entries `names` of a folder listed in this round

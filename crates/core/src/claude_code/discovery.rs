@@ -7,10 +7,10 @@
 //! incremental [`ScanCache`]; subagent transcripts are folded into their
 //! parent session and never listed as sessions of their own.
 
-use super::dir_cache::{Listed, Round};
+use super::dir_cache::{Listed, Round, Vouched};
 use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically};
 use super::registry::{Registry, RegistryRow};
-use super::result_memo::{Inputs, KeptScans};
+use super::result_memo::{Inputs, Written};
 use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
 use super::transcript::TranscriptFacts;
@@ -21,7 +21,7 @@ use crate::{FastMap, FastSet};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -373,6 +373,12 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         }
         return made;
     }
+    // Only files were written to in some of them (a line appended): only
+    // those folders' files are stat'ed again.
+    if let Some(written) = cache.results().take_written(&inputs, &round) {
+        let persist_under = persistent.is_some().then_some(claude_dir.as_path());
+        return update_written(inputs, written, cache, persist_under, render);
+    }
     // A fresh process loads its persistent cache while the folders are
     // listed: neither needs the other, and both wait on the file system.
     let attach = || {
@@ -405,13 +411,16 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         }
     }
 
-    let scans = scan_all(&listings, &inputs.elsewhere, &round, cache);
+    let walk = Walk {
+        scans: scan_all(&listings, &inputs.elsewhere, &round, cache),
+        listings,
+    };
     let mut forgot = false;
     for dir in &inputs.dirs {
-        forgot |= cache.forget_missing(&dir.path, &|p| scans.contains_key(p));
+        forgot |= cache.forget_missing(&dir.path, &|p| walk.scans.contains_key(p));
     }
     if persistent.is_some() {
-        let read: u64 = scans.values().map(|s| s.read_bytes).sum();
+        let read: u64 = walk.scans.values().map(|s| s.read_bytes).sum();
         cache.persist(&claude_dir, read, forgot);
     }
 
@@ -421,37 +430,121 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     // for a passing reason (too many open files) changes nothing it
     // watches.
     let vouchable = all_rows_listed
-        && listings.iter().all(|l| !l.not_regular)
-        && scans.values().all(|s| s.error.is_none());
+        && walk.listings.iter().all(|l| !l.not_regular)
+        && walk.scans.values().all(|s| s.error.is_none());
     let vouched = vouchable
         .then(|| {
             round.vouch(
-                listings.iter().flat_map(|l| &l.folders),
-                listings.iter().flat_map(|l| &l.absent),
+                walk.listings.iter().flat_map(|l| &l.folders),
+                walk.listings.iter().flat_map(|l| &l.absent),
             )
         })
         .flatten()
         .map(Arc::new);
-    if let Some(made) = cache.results().get(&inputs, &scans, vouched.clone()) {
+    if let Some(made) = cache.results().get(&inputs, &walk, vouched.clone()) {
         return made;
     }
-    let made = Arc::new(render(build_sessions(&inputs, &listings, &scans, cache)));
-    let scans = KeptScans::of(scans);
+    build_and_keep(inputs, walk, vouched, cache, render)
+}
+
+/// What a result was built from besides its [`Inputs`]: the repository's
+/// folders as listed, and the scans of their transcripts (and of those
+/// found elsewhere) by path.
+pub(crate) struct Walk {
+    listings: Vec<FolderListing>,
+    scans: FastMap<OsString, FileScan>,
+}
+
+impl Walk {
+    /// Whether both hold the very same scans of the same files.
+    pub(crate) fn same_scans(&self, other: &Walk) -> bool {
+        self.scans.len() == other.scans.len()
+            && self.scans.iter().all(|(path, scan)| {
+                other
+                    .scans
+                    .get(path)
+                    .is_some_and(|theirs| theirs.same_as(scan))
+            })
+    }
+}
+
+/// Builds the sessions of `inputs` from `walk`, makes them into what the
+/// caller keeps, and keeps that in the result memo.
+fn build_and_keep<T: Send + Sync + 'static>(
+    inputs: Inputs,
+    walk: Walk,
+    vouched: Option<Arc<Vouched>>,
+    cache: &ScanCache,
+    render: impl FnOnce(Vec<DiscoveredSession>) -> T,
+) -> Arc<T> {
+    let made = Arc::new(render(build_sessions(&inputs, &walk, cache)));
     cache
         .results()
-        .put(inputs, scans, vouched, Arc::clone(&made));
+        .put(inputs, walk, vouched, Arc::clone(&made));
+    made
+}
+
+/// Brings a kept result up to date when files were only written to in
+/// some of its folders: stats the files of those folders again, scans the
+/// ones that changed, and builds the sessions again only if one did.
+fn update_written<T: Send + Sync + 'static>(
+    inputs: Inputs,
+    written: Written<T>,
+    cache: &ScanCache,
+    persist_under: Option<&Path>,
+    render: impl FnOnce(Vec<DiscoveredSession>) -> T,
+) -> Arc<T> {
+    let Written {
+        mut walk,
+        folders,
+        vouched,
+        made,
+    } = written;
+    let in_written = |path: &&PathBuf| {
+        let folder = folder_bytes(path);
+        folders
+            .iter()
+            .any(|dir| dir.as_os_str().as_encoded_bytes() == folder)
+    };
+    let files: Vec<&PathBuf> = walk
+        .listings
+        .iter()
+        .flat_map(FolderListing::files)
+        .filter(in_written)
+        .collect();
+    let stated = stat_by_folder(&files, platform::stat_each_in);
+    let mut changed = false;
+    let mut read = 0;
+    let mut readable = true;
+    for (path, scan) in scan_stated(stated, cache) {
+        read += scan.read_bytes;
+        readable &= scan.error.is_none();
+        if let Some(kept) = walk.scans.get_mut(path.as_os_str()) {
+            changed |= !kept.same_as(&scan);
+            *kept = scan;
+        }
+    }
+    if let Some(config_dir) = persist_under {
+        cache.persist(config_dir, read, false);
+    }
+    let vouched = readable.then(|| Arc::new(vouched));
+    if changed {
+        return build_and_keep(inputs, walk, vouched, cache, render);
+    }
+    cache
+        .results()
+        .put(inputs, walk, vouched, Arc::clone(&made));
     made
 }
 
 /// Stats every file of the listings and `elsewhere` at once, and scans
-/// those that changed since their last scan, largest first so that the
-/// long files start early.
-fn scan_all<'a>(
-    listings: &'a [FolderListing],
-    elsewhere: &'a HashMap<String, PathBuf>,
+/// those that changed since their last scan.
+fn scan_all(
+    listings: &[FolderListing],
+    elsewhere: &HashMap<String, PathBuf>,
     round: &Round,
     cache: &ScanCache,
-) -> FastMap<&'a OsStr, FileScan> {
+) -> FastMap<OsString, FileScan> {
     // Keyed by the path's bytes: hashing a `Path` walks its components.
     let folders: FastMap<&OsStr, &Listed> = listings
         .iter()
@@ -465,29 +558,47 @@ fn scan_all<'a>(
         .chain(elsewhere.values())
         .filter(|p| seen_files.insert(p.as_os_str()))
         .collect();
-    let stated: Vec<(&PathBuf, Option<FileStat>)> = files
+    let stated = stat_by_folder(&files, |dir, names| match folders.get(dir.as_os_str()) {
+        Some(listed) => round.stat(listed, names),
+        None => platform::stat_each_in(dir, names),
+    });
+    scan_stated(stated, cache)
+        .into_iter()
+        .map(|(path, scan)| (path.as_os_str().to_owned(), scan))
+        .collect()
+}
+
+/// The stats of `files`, taken by `stat_in` for each run of files of one
+/// folder (handed the folder and the names of the run's files).
+fn stat_by_folder<'a>(
+    files: &[&'a PathBuf],
+    stat_in: impl Fn(&Path, &[&OsStr]) -> Vec<Option<FileStat>> + Sync,
+) -> Vec<(&'a PathBuf, Option<FileStat>)> {
+    files
         .chunk_by(|a, b| folder_bytes(a) == folder_bytes(b))
         .collect::<Vec<_>>()
         .into_par_iter()
         .flat_map_iter(|same_dir| {
             let dir = same_dir[0].parent().unwrap_or(Path::new(""));
             let names: Vec<&OsStr> = same_dir.iter().filter_map(|p| p.file_name()).collect();
-            let stats = match folders.get(dir.as_os_str()) {
-                Some(listed) => round.stat(listed, &names),
-                None => platform::stat_each_in(dir, &names),
-            };
-            same_dir.iter().copied().zip(stats)
+            same_dir.iter().copied().zip(stat_in(dir, &names))
         })
-        .collect();
-    // What has not changed is looked up at once; only the rest is read.
+        .collect()
+}
+
+/// The scans of stated files: those whose stat data is unchanged since
+/// their last scan are looked up at once, the rest are read, largest
+/// first so that the long files start early.
+fn scan_stated<'a>(
+    stated: Vec<(&'a PathBuf, Option<FileStat>)>,
+    cache: &ScanCache,
+) -> Vec<(&'a PathBuf, FileScan)> {
     let unchanged = cache.unchanged(&stated);
-    let mut scans: FastMap<&OsStr, FileScan> = FastMap::default();
+    let mut scans = Vec::with_capacity(stated.len());
     let mut changed = Vec::new();
     for (file, kept) in stated.into_iter().zip(unchanged) {
         match kept {
-            Some(scan) => {
-                scans.insert(file.0.as_os_str(), scan);
-            }
+            Some(scan) => scans.push((file.0, scan)),
             None => changed.push(file),
         }
     }
@@ -496,7 +607,7 @@ fn scan_all<'a>(
         changed
             .into_par_iter()
             .with_max_len(1)
-            .map(|(p, stat)| (p.as_os_str(), cache.scan_with(p, stat))),
+            .map(|(p, stat)| (p, cache.scan_with(p, stat))),
     );
     scans
 }
@@ -513,12 +624,8 @@ fn folder_bytes(path: &Path) -> &[u8] {
 }
 
 /// The sessions of `inputs`, from the scans of their files.
-fn build_sessions(
-    inputs: &Inputs,
-    listings: &[FolderListing],
-    scans: &FastMap<&OsStr, FileScan>,
-    cache: &ScanCache,
-) -> Vec<DiscoveredSession> {
+fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<DiscoveredSession> {
+    let Walk { listings, scans } = walk;
     let repo_str = inputs.repo.to_string_lossy();
     // Titles from summary records, keyed by the leaf they name.
     let mut summary_titles: HashMap<u128, &str> = HashMap::new();

@@ -7,26 +7,26 @@
 //! would convert them again. For a repository with thousands of sessions
 //! that is most of a repeat call. The memo keeps the last results, as their
 //! callers made them (see [`discover_sessions_as`](super::discovery::discover_sessions_as)),
-//! each with everything it was built from, and hands back the one whose
-//! inputs are equal and whose scans are the very same (their facts are
-//! shared `Arc`s, held here so that their addresses cannot be reused by
-//! newer ones).
+//! each with everything it was built from (its [`Walk`]: the folders as
+//! listed and the scans of their files, held here so that the addresses of
+//! their facts cannot be reused by newer ones), and hands back the one whose
+//! inputs are equal and whose scans are the very same.
 //!
 //! A result the change monitor can vouch for ([`Vouched`]) is handed back
 //! before anything is read at all, while nothing was reported in any of
-//! the folders it came from.
+//! the folders it came from. When files were only written to in some of
+//! them (a line appended, the common case), its walk is handed out instead,
+//! with those folders, so that only their files are stat'ed again
+//! ([`ResultMemo::take_written`]).
 
 use super::dir_cache::{Round, Vouched};
+use super::discovery::Walk;
 use super::paths::ProjectDir;
 use super::registry::RegistryRow;
-use super::scan_cache::FileScan;
-use crate::FastMap;
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
-use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use xxhash_rust::xxh3::xxh3_64;
 
 /// Results kept: one per repository (and running sessions, and form) a
 /// host asks about in turn.
@@ -51,40 +51,9 @@ pub struct Inputs {
     pub repo_busy: bool,
 }
 
-/// The scans a result was built from, by a hash of their paths: a hash
-/// that two paths share can only cost a miss, since a scan is the same only
-/// with the very same facts, which belong to one path's entry.
-pub struct KeptScans(FastMap<u64, FileScan>);
-
-impl KeptScans {
-    /// Keeps `scans`.
-    pub fn of(scans: FastMap<&OsStr, FileScan>) -> Self {
-        KeptScans(
-            scans
-                .into_iter()
-                .map(|(path, scan)| (key(path), scan))
-                .collect(),
-        )
-    }
-
-    /// Whether `scans` are the very ones kept.
-    fn same(&self, scans: &FastMap<&OsStr, FileScan>) -> bool {
-        self.0.len() == scans.len()
-            && scans.iter().all(|(path, scan)| {
-                self.0
-                    .get(&key(path))
-                    .is_some_and(|kept| kept.same_as(scan))
-            })
-    }
-}
-
-fn key(path: &OsStr) -> u64 {
-    xxh3_64(path.as_encoded_bytes())
-}
-
 struct Memo {
     inputs: Inputs,
-    scans: KeptScans,
+    walk: Walk,
     /// The folders it came from, as the monitor found them.
     vouched: Option<Arc<Vouched>>,
     /// What the caller made of the sessions.
@@ -98,6 +67,20 @@ impl Memo {
     }
 }
 
+/// A kept result whose folders were only written to since it was made,
+/// taken out of the memo to be brought up to date (and put back).
+pub struct Written<T> {
+    /// What it was built from.
+    pub walk: Walk,
+    /// The folders in which files were written to or touched since.
+    pub folders: Vec<PathBuf>,
+    /// What the monitor can vouch for now, if nothing else is reported
+    /// before the folders' files are stat'ed.
+    pub vouched: Vouched,
+    /// What was made of it.
+    pub made: Arc<T>,
+}
+
 /// Recent discovery results, safe to share between threads.
 #[derive(Default)]
 pub struct ResultMemo {
@@ -107,19 +90,19 @@ pub struct ResultMemo {
 
 impl ResultMemo {
     /// What was made before, in the form `T`, of the sessions built from
-    /// `inputs` and the same `scans`, if it is still kept.
+    /// `inputs` and the same scans as `walk`'s, if it is still kept.
     /// `vouched` is what the monitor can say of the folders now: it
     /// replaces what it said before.
     pub fn get<T: Send + Sync + 'static>(
         &self,
         inputs: &Inputs,
-        scans: &FastMap<&OsStr, FileScan>,
+        walk: &Walk,
         vouched: Option<Arc<Vouched>>,
     ) -> Option<Arc<T>> {
         let mut kept = self.lock();
         let at = kept.iter().position(|m| m.is::<T>(inputs))?;
         let mut memo = kept.remove(at)?;
-        if !memo.scans.same(scans) {
+        if !memo.walk.same_scans(walk) {
             return None;
         }
         if vouched.is_some() {
@@ -152,13 +135,40 @@ impl ResultMemo {
             .flatten()
     }
 
-    /// Keeps `made` as made of the sessions built from `inputs` and
-    /// `scans` (from folders the monitor found as `vouched`), in place of
-    /// anything of its form built from the same inputs before.
+    /// The result made in the form `T` from `inputs`, taken out with its
+    /// walk, when `round` finds that every folder it came from still has
+    /// the entries it had (each top path naming the same folder, the absent
+    /// ones still absent) and only files were written to in some of them:
+    /// those are [`Written::folders`]. `None` when nothing happened (see
+    /// [`ResultMemo::unchanged`]) or more than that did, or when the
+    /// monitor could not vouch for the result.
+    pub fn take_written<T: Send + Sync + 'static>(
+        &self,
+        inputs: &Inputs,
+        round: &Round,
+    ) -> Option<Written<T>> {
+        let mut kept = self.lock();
+        let at = kept.iter().position(|m| m.is::<T>(inputs))?;
+        let (folders, vouched) = round.written(kept[at].vouched.as_deref()?)?;
+        if folders.is_empty() {
+            return None;
+        }
+        let memo = kept.remove(at)?;
+        Some(Written {
+            walk: memo.walk,
+            folders,
+            vouched,
+            made: memo.made.downcast::<T>().ok()?,
+        })
+    }
+
+    /// Keeps `made` as made of the sessions built from `inputs` and `walk`
+    /// (from folders the monitor found as `vouched`), in place of anything
+    /// of its form built from the same inputs before.
     pub fn put<T: Send + Sync + 'static>(
         &self,
         inputs: Inputs,
-        scans: KeptScans,
+        walk: Walk,
         vouched: Option<Arc<Vouched>>,
         made: Arc<T>,
     ) {
@@ -166,7 +176,7 @@ impl ResultMemo {
         kept.retain(|m| !m.is::<T>(&inputs));
         kept.push_front(Memo {
             inputs,
-            scans,
+            walk,
             vouched,
             made,
         });

@@ -98,13 +98,19 @@ pub fn set_mtime(path: &Path, at: SystemTime) {
 /// Appends to `path` a copy of its first response with usage, under a new
 /// message id and with more output tokens.
 pub fn append_response(path: &Path) {
+    append_response_as(path, "appended");
+}
+
+/// [`append_response`] with message ids marked by `marker` (one marker per
+/// file: a response appended twice with one id counts once).
+pub fn append_response_as(path: &Path, marker: &str) {
     let line = fs::read_to_string(path)
         .unwrap()
         .lines()
         .find(|l| l.contains("\"usage\"") && l.contains("\"output_tokens\""))
         .unwrap()
         .replace("\"output_tokens\":", "\"output_tokens\":1")
-        .replace("\"id\":\"msg_", "\"id\":\"msg_appended");
+        .replace("\"id\":\"msg_", &format!("\"id\":\"msg_{marker}"));
     fs::OpenOptions::new()
         .append(true)
         .open(path)
