@@ -25,6 +25,7 @@
 //! Elsewhere (macOS, Windows) there is no monitor: file system event APIs
 //! there deliver events late, which cannot prove that nothing changed.
 
+use std::ffi::OsString;
 use std::path::Path;
 
 /// A folder's change counts when the ticket was taken. Two tickets of a
@@ -108,6 +109,21 @@ impl ChangeMonitor {
         None
     }
 
+    /// The names of the entries of the watched folder `dir` that were
+    /// written to or touched (their bytes or attributes changed) since
+    /// `since` was taken, when the monitor still knows them all: `None`
+    /// when it does not (the folder is no longer watched the same way, or
+    /// more files changed than it remembers per folder). Reports nothing
+    /// about entries added, removed or renamed: compare tickets for those.
+    pub fn written_since(&self, dir: &Path, since: &Ticket) -> Option<Vec<OsString>> {
+        #[cfg(target_os = "linux")]
+        if let Some(Some(inotify)) = self.inotify.get() {
+            return inotify.written_since(dir, since);
+        }
+        let _ = (dir, since);
+        None
+    }
+
     /// Watches `dir` as the path names it now (again, if it was replaced)
     /// and returns its ticket; `None` when it cannot be watched.
     pub fn watch(&self, dir: &Path) -> Option<Ticket> {
@@ -136,7 +152,8 @@ impl ChangeMonitor {
 mod inotify {
     use super::Ticket;
     use crate::{FastMap, FastSet};
-    use std::ffi::CString;
+    use std::collections::VecDeque;
+    use std::ffi::{CString, OsStr, OsString};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::{Path, PathBuf};
@@ -162,11 +179,48 @@ mod inotify {
         0xCA45_1A4E,
     ];
 
+    /// Names of written files remembered per folder: a folder whose files
+    /// change faster than a caller looks is stat'ed whole.
+    pub(super) const NAMES_KEPT: usize = 32;
+
     #[derive(Debug)]
     struct Counts {
         watch: u64,
         changes: u64,
         entries: u64,
+        /// The entries written to or touched, each with the count of
+        /// the last change to it, oldest first.
+        written: VecDeque<(u64, OsString)>,
+        /// Every change counted from this one on is in `written`, or
+        /// changed entries or touched the folder itself.
+        written_known_from: u64,
+    }
+
+    impl Counts {
+        fn new(watch: u64) -> Self {
+            Counts {
+                watch,
+                changes: 0,
+                entries: 0,
+                written: VecDeque::new(),
+                written_known_from: 1,
+            }
+        }
+
+        /// Notes that the entry `name` was written to or touched, as the
+        /// latest change.
+        fn note_written(&mut self, name: &[u8]) {
+            let name = OsStr::from_bytes(name);
+            if let Some(at) = self.written.iter().position(|(_, n)| n == name) {
+                self.written.remove(at);
+            }
+            self.written.push_back((self.changes, name.to_owned()));
+            if self.written.len() > NAMES_KEPT {
+                if let Some((last, _)) = self.written.pop_front() {
+                    self.written_known_from = last + 1;
+                }
+            }
+        }
     }
 
     #[derive(Debug, Default)]
@@ -234,8 +288,11 @@ mod inotify {
                     // `read_unaligned` needs no alignment.
                     let event: libc::inotify_event =
                         unsafe { std::ptr::read_unaligned(bytes[at..].as_ptr().cast()) };
+                    let name = bytes
+                        .get(at + HEADER..at + HEADER + event.len as usize)
+                        .unwrap_or_default();
                     at += HEADER + event.len as usize;
-                    if let Some(moved) = record(&mut watches, &event) {
+                    if let Some(moved) = record(&mut watches, &event, name) {
                         // Moved away, so still watched by the kernel: its
                         // events are no longer ours.
                         // SAFETY: removing a watch of our own descriptor.
@@ -270,6 +327,21 @@ mod inotify {
             watches.ticket(*watches.by_path.get(dir)?)
         }
 
+        pub(super) fn written_since(&self, dir: &Path, since: &Ticket) -> Option<Vec<OsString>> {
+            let watches = self.lock();
+            let counts = watches.by_wd.get(watches.by_path.get(dir)?)?;
+            let known =
+                counts.watch == since.watch && counts.written_known_from <= since.changes + 1;
+            known.then(|| {
+                counts
+                    .written
+                    .iter()
+                    .filter(|(at, _)| *at > since.changes)
+                    .map(|(_, name)| name.clone())
+                    .collect()
+            })
+        }
+
         pub(super) fn watch(&self, dir: &Path, max_watches: usize) -> Option<Ticket> {
             let path = CString::new(dir.as_os_str().as_bytes()).ok()?;
             // SAFETY: `st` is plain data the call fills in; the path is
@@ -301,14 +373,7 @@ mod inotify {
             if !watches.by_wd.contains_key(&wd) {
                 watches.serial += 1;
                 let watch = watches.serial;
-                watches.by_wd.insert(
-                    wd,
-                    Counts {
-                        watch,
-                        changes: 0,
-                        entries: 0,
-                    },
-                );
+                watches.by_wd.insert(wd, Counts::new(watch));
             }
             watches.by_path.insert(dir.to_owned(), wd);
             watches.ticket(wd)
@@ -321,13 +386,15 @@ mod inotify {
     #[repr(C, align(8))]
     struct EventBuffer([u8; 16 << 10]);
 
-    /// Counts one event; the watch to remove when its folder moved away.
-    fn record(watches: &mut Watches, event: &libc::inotify_event) -> Option<i32> {
+    /// Counts one event (`name`: the entry it names, NUL-padded, empty for
+    /// the folder itself); the watch to remove when its folder moved away.
+    fn record(watches: &mut Watches, event: &libc::inotify_event, name: &[u8]) -> Option<i32> {
         if event.mask & libc::IN_Q_OVERFLOW != 0 {
             // Events were dropped: nothing can be trusted.
             for counts in watches.by_wd.values_mut() {
                 counts.changes += 1;
                 counts.entries += 1;
+                counts.written_known_from = counts.changes + 1;
             }
             return None;
         }
@@ -336,6 +403,10 @@ mod inotify {
         if event.mask & (ENTRIES | SELF) != 0 {
             counts.entries += 1;
         }
+        let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+        if event.mask & CONTENTS != 0 && !name.is_empty() {
+            counts.note_written(name);
+        }
         if event.mask & SELF == 0 {
             return None;
         }
@@ -343,5 +414,76 @@ mod inotify {
         // it. A later `watch` of the path starts afresh.
         watches.forget(event.wd);
         (event.mask & libc::IN_MOVE_SELF != 0).then_some(event.wd)
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::fs::{self, OpenOptions};
+    use std::io::Write;
+    use std::time::{Duration, SystemTime};
+
+    fn append(path: &Path) {
+        let mut file = OpenOptions::new().append(true).open(path).unwrap();
+        file.write_all(b"more\n").unwrap();
+    }
+
+    fn written(monitor: &ChangeMonitor, dir: &Path, since: &Ticket) -> Option<Vec<String>> {
+        monitor.refresh();
+        let mut names: Vec<String> = monitor
+            .written_since(dir, since)?
+            .into_iter()
+            .map(|n| n.into_string().unwrap())
+            .collect();
+        names.sort();
+        Some(names)
+    }
+
+    #[test]
+    fn the_names_of_written_files_are_known_until_more_changed_than_are_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let names: Vec<String> = (0..=inotify::NAMES_KEPT)
+            .map(|i| format!("{i:02}.jsonl"))
+            .collect();
+        for name in &names {
+            fs::write(dir.join(name), "first\n").unwrap();
+        }
+        let monitor = ChangeMonitor::default();
+        let Some(since) = monitor.watch(dir) else {
+            eprintln!("skipped: the temporary folder's file system is not watched");
+            return;
+        };
+        assert_eq!(written(&monitor, dir, &since), Some(vec![]));
+
+        // A file written to, another touched; the same file written many
+        // times is one name.
+        append(&dir.join(&names[0]));
+        let touched = fs::File::options().write(true).open(dir.join(&names[1]));
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        touched.unwrap().set_modified(an_hour_ago).unwrap();
+        for _ in 0..100 {
+            append(&dir.join(&names[2]));
+        }
+        let expected = names[..3].to_vec();
+        assert_eq!(written(&monitor, dir, &since), Some(expected.clone()));
+        let later = monitor.ticket(dir).unwrap();
+        assert_eq!(written(&monitor, dir, &later), Some(vec![]));
+
+        // More files written than are kept: which is no longer known from
+        // `since`, but still from a ticket taken after the ones forgotten.
+        for name in &names {
+            append(&dir.join(name));
+        }
+        assert_eq!(written(&monitor, dir, &since), None);
+        assert_eq!(written(&monitor, dir, &later), None);
+        let last = monitor.ticket(dir).unwrap();
+        append(&dir.join(&names[5]));
+        assert_eq!(written(&monitor, dir, &last), Some(vec![names[5].clone()]));
+
+        // A folder not watched tells nothing.
+        let other = tempfile::tempdir().unwrap();
+        assert_eq!(written(&monitor, other.path(), &since), None);
     }
 }

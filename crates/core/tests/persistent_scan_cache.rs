@@ -410,6 +410,21 @@ fn a_result_the_change_monitor_vouches_for_stands_until_anything_happens_in_its_
     append_response_as(&agent, "later");
     seen(&before, "a line appended after that");
 
+    // More files written at once than the monitor keeps the names of:
+    // every file of the folder is stat'ed again.
+    let many: Vec<_> = (0..40)
+        .map(|i| subagents.join(format!("notes-{i}.txt")))
+        .collect();
+    for file in &many {
+        fs::write(file, "first").unwrap();
+    }
+    let before = settled();
+    append_response_as(&agent, "amid-many");
+    for file in &many {
+        fs::write(file, "second").unwrap();
+    }
+    seen(&before, "a line appended amid many other writes");
+
     // A session without subagents: its `subagents` folder is looked for on
     // every call, since no watched folder reports its creation.
     let other = "00000000-0000-4000-8000-000000000001";

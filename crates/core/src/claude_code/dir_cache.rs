@@ -98,6 +98,14 @@ pub struct Vouched {
     absent: Vec<PathBuf>,
 }
 
+/// A folder in which files were written to or touched ([`Round::written`]).
+#[derive(Debug)]
+pub struct WrittenFolder {
+    pub dir: PathBuf,
+    /// The names of those files, when the change monitor knows them all.
+    pub names: Option<Vec<OsString>>,
+}
+
 /// One caller's reads of folders and their files. Changes reported before
 /// it began are taken into account.
 #[derive(Debug)]
@@ -247,16 +255,21 @@ impl Round<'_> {
 
     /// When the folders of `vouched` still have the entries they had (each
     /// top path naming the same folder, the absent ones still absent): the
-    /// folders in which files were written to or touched since, and what
-    /// the monitor can vouch for now (as long as nothing else is reported
-    /// before their files are stat'ed again). Reads no folder.
-    pub fn written(&self, vouched: &Vouched) -> Option<(Vec<PathBuf>, Vouched)> {
+    /// folders in which files were written to or touched since, each with
+    /// the names of those files when the monitor knows them, and what the
+    /// monitor can vouch for now (as long as nothing else is reported
+    /// before those files are stat'ed again). Reads no folder.
+    pub fn written(&self, vouched: &Vouched) -> Option<(Vec<WrittenFolder>, Vouched)> {
         let now = self.tickets_now(vouched)?;
+        let monitor = &self.cache.monitor;
         let written = now
             .iter()
             .zip(&vouched.folders)
             .filter(|(now, (_, then, _))| now != &then)
-            .map(|(_, (dir, ..))| dir.clone())
+            .map(|(_, (dir, then, _))| WrittenFolder {
+                names: monitor.written_since(dir, then),
+                dir: dir.clone(),
+            })
             .collect();
         let folders = now
             .into_iter()

@@ -500,11 +500,16 @@ fn update_written<T: Send + Sync + 'static>(
         vouched,
         made,
     } = written;
+    // The files of those folders the monitor saw written to (all of them
+    // where it does not know which).
     let in_written = |path: &&PathBuf| {
-        let folder = folder_bytes(path);
-        folders
-            .iter()
-            .any(|dir| dir.as_os_str().as_encoded_bytes() == folder)
+        let (folder, name) = split_at_name(path);
+        folders.iter().any(|w| {
+            w.dir.as_os_str().as_encoded_bytes() == folder
+                && w.names
+                    .as_ref()
+                    .is_none_or(|names| names.iter().any(|n| n.as_encoded_bytes() == name))
+        })
     };
     let files: Vec<&PathBuf> = walk
         .listings
@@ -615,12 +620,20 @@ fn scan_stated<'a>(
 /// The bytes of `path` before its last separator: its folder, for a path
 /// made by joining a name to one (found without parsing its components).
 fn folder_bytes(path: &Path) -> &[u8] {
+    split_at_name(path).0
+}
+
+/// The bytes of `path` before its last separator and after it: its folder
+/// and its name, for a path made by joining a name to a folder.
+fn split_at_name(path: &Path) -> (&[u8], &[u8]) {
     let bytes = path.as_os_str().as_encoded_bytes();
-    let end = bytes
+    match bytes
         .iter()
         .rposition(|&b| std::path::is_separator(b as char))
-        .unwrap_or(0);
-    &bytes[..end]
+    {
+        Some(at) => (&bytes[..at], &bytes[at + 1..]),
+        None => (&[], bytes),
+    }
 }
 
 /// The sessions of `inputs`, from the scans of their files.

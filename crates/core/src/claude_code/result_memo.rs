@@ -19,7 +19,7 @@
 //! with those folders, so that only their files are stat'ed again
 //! ([`ResultMemo::take_written`]).
 
-use super::dir_cache::{Round, Vouched};
+use super::dir_cache::{Round, Vouched, WrittenFolder};
 use super::discovery::Walk;
 use super::paths::ProjectDir;
 use super::registry::RegistryRow;
@@ -73,7 +73,7 @@ pub struct Written<T> {
     /// What it was built from.
     pub walk: Walk,
     /// The folders in which files were written to or touched since.
-    pub folders: Vec<PathBuf>,
+    pub folders: Vec<WrittenFolder>,
     /// What the monitor can vouch for now, if nothing else is reported
     /// before the folders' files are stat'ed.
     pub vouched: Vouched,
