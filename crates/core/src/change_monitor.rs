@@ -211,10 +211,14 @@ mod inotify {
         /// latest change.
         fn note_written(&mut self, name: &[u8]) {
             let name = OsStr::from_bytes(name);
-            if let Some(at) = self.written.iter().position(|(_, n)| n == name) {
-                self.written.remove(at);
-            }
-            self.written.push_back((self.changes, name.to_owned()));
+            // A name written again moves to the back, its text kept.
+            let kept = self
+                .written
+                .iter()
+                .position(|(_, n)| n == name)
+                .and_then(|at| self.written.remove(at));
+            let name = kept.map_or_else(|| name.to_owned(), |(_, n)| n);
+            self.written.push_back((self.changes, name));
             if self.written.len() > NAMES_KEPT {
                 if let Some((last, _)) = self.written.pop_front() {
                     self.written_known_from = last + 1;
