@@ -12,8 +12,10 @@ use super::prompt::prompt_text;
 use super::usage::{response_key, Usage, UsageGroups};
 use crate::json_scan::{as_str, as_u64, field, field_start, is_true, text, Elements, Fields};
 use crate::text::truncate_utf16;
+use memchr::memmem;
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 /// How much of a prompt is kept (UTF-16 units), as the reference does.
 pub const PROMPT_PREVIEW_UNITS: usize = 200;
@@ -407,6 +409,20 @@ struct Applied<'a> {
     git_branch: Option<&'a [u8]>,
     slug: Option<&'a [u8]>,
     version: Option<&'a [u8]>,
+    /// The last `uuid` read and its bits: nearly every line names the line
+    /// before as its parent, whose uuid is then not read again.
+    uuid: Option<(&'a [u8], u128)>,
+}
+
+impl Applied<'_> {
+    /// The bits of the UUID `raw`, reusing those of the last `uuid` read
+    /// when `raw` has the same bytes.
+    fn uuid(&self, raw: &[u8]) -> Option<u128> {
+        match self.uuid {
+            Some((last, bits)) if last == raw => Some(bits),
+            _ => raw_uuid(raw),
+        }
+    }
 }
 
 /// Sets `slot` to the non-empty string `raw`, allocating only when it
@@ -646,11 +662,14 @@ impl TranscriptFacts {
         }
         replace_if_changed(&mut self.slug, line.slug, &mut applied.slug);
         replace_if_changed(&mut self.version, line.version, &mut applied.version);
-        if let Some(parent) = line.parent_uuid.and_then(raw_uuid) {
+        if let Some(parent) = line.parent_uuid.and_then(|raw| applied.uuid(raw)) {
             self.leaves.remove(&parent);
         }
-        if let Some(uuid) = line.uuid.and_then(raw_uuid) {
-            self.leaves.insert(uuid);
+        if let Some(raw) = line.uuid {
+            if let Some(uuid) = raw_uuid(raw) {
+                self.leaves.insert(uuid);
+                applied.uuid = Some((raw, uuid));
+            }
         }
     }
 
@@ -692,7 +711,10 @@ impl TranscriptFacts {
 
     /// Records the files named by `tool_use` blocks of `content`.
     fn note_files(&mut self, content: &[u8]) {
-        if memchr::memmem::find(content, b"\"tool_use\"").is_none() {
+        // The searcher is built once, not on every response line.
+        static TOOL_USE: LazyLock<memmem::Finder<'static>> =
+            LazyLock::new(|| memmem::Finder::new(b"\"tool_use\""));
+        if TOOL_USE.find(content).is_none() {
             return;
         }
         for block in Elements::new(content) {
@@ -1111,13 +1133,28 @@ mod tests {
             r#"{"type":"user","uuid":"00000000-0000-0000-0000-000000000003","parentUuid":"00000000-0000-0000-0000-000000000001"}"#,
             "\n",
         ));
-        assert_eq!(
+        let leaves = |f: &TranscriptFacts| {
             f.leaves
                 .iter()
                 .copied()
-                .collect::<std::collections::BTreeSet<_>>(),
-            [2, 3].into()
-        );
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        assert_eq!(leaves(&f), [2, 3].into());
+        // A parent with the bytes of the line before's uuid, and one that
+        // spells the same UUID in other bytes.
+        let f = facts(concat!(
+            r#"{"type":"user","uuid":"00000000-0000-0000-0000-000000000002","parentUuid":"00000000-0000-0000-0000-000000000001"}"#,
+            "\n",
+            r#"{"type":"user","uuid":"00000000-0000-0000-0000-00000000000a","parentUuid":"00000000-0000-0000-0000-000000000002"}"#,
+            "\n",
+            r#"{"type":"user","uuid":"00000000-0000-0000-0000-000000000005","parentUuid":"00000000-0000-0000-0000-000000000003"}"#,
+            "\n",
+            r#"{"type":"user","uuid":"00000000-0000-0000-0000-000000000006","parentUuid":"00000000000000000000000000000005"}"#,
+            "\n",
+            r#"{"type":"user","uuid":"00000000-0000-0000-0000-000000000007","parentUuid":"00000000-0000-0000-0000-00000000000A"}"#,
+            "\n",
+        ));
+        assert_eq!(leaves(&f), [6, 7].into());
     }
 
     #[test]
