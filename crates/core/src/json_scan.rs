@@ -172,6 +172,7 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
     }
 
     /// Reads the next key and its colon; returns the key and where its value starts.
+    #[inline(always)]
     fn key(&self) -> Option<(&'a [u8], usize)> {
         let buf = self.buf;
         let mut p = skip_ws::<IN_LINE>(buf, self.pos);
@@ -191,6 +192,7 @@ impl<'a, const IN_LINE: bool> Fields<'a, IN_LINE> {
     }
 
     /// Moves past the value starting at `start`; returns its end.
+    #[inline(always)]
     fn skip_value(&mut self, start: usize) -> Option<usize> {
         let end = value_end::<IN_LINE>(self.buf, start)?;
         self.pos = end;
@@ -294,6 +296,7 @@ fn skip_ws<const IN_LINE: bool>(buf: &[u8], mut p: usize) -> usize {
 }
 
 /// Returns the index just past the JSON value starting at `start`.
+#[inline(always)]
 fn value_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
     match buf.get(start)? {
         b'"' => string_end::<IN_LINE>(buf, start),

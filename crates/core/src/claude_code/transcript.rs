@@ -246,6 +246,8 @@ impl<'a> Repeated<'a> {
 }
 
 impl<'a> Members<'a> for Line<'a> {
+    // Asked of every member of every line: inlined into the walk.
+    #[inline(always)]
     fn descend<const IN_LINE: bool>(&mut self, key: &[u8], rest: &'a [u8]) -> Option<usize> {
         match key {
             b"message" => descend_into::<_, IN_LINE>(&mut self.message, rest),
@@ -396,7 +398,7 @@ fn non_empty(raw: Option<&[u8]>) -> Option<String> {
 /// exactly its text, when that is valid UTF-8.
 fn unescaped(raw: &[u8]) -> Option<&[u8]> {
     let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    (!inner.contains(&b'\\')).then_some(inner)
+    memchr::memchr(b'\\', inner).is_none().then_some(inner)
 }
 
 /// The raw values last applied to the fields that most lines repeat
