@@ -2,6 +2,7 @@
 
 pub mod dir_cache;
 pub mod discovery;
+mod fixed128;
 pub mod history;
 pub mod origin;
 pub mod paths;

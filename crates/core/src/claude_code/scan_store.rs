@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 /// Bumped whenever the entry layout, [`TranscriptFacts`], what the fold
 /// puts in it, or the prefix check's hashed ranges change.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 /// The first bytes of every cache file.
 pub const MAGIC: &[u8; 8] = b"OCSISCAN";
 /// Largest body written; the least recently seen files are left out.
@@ -109,7 +109,9 @@ pub struct StoredScan<'a> {
     pub dev: u64,
     pub ino: u64,
     pub size: u64,
+    #[serde(with = "super::fixed128::signed")]
     pub mtime_ns: i128,
+    #[serde(with = "super::fixed128::signed")]
     pub ctime_ns: i128,
     /// The file had settled when it was stat'ed: with the same stat data
     /// now, it is trusted unchanged without reading it.

@@ -55,6 +55,7 @@ pub struct TranscriptFacts {
     /// Leaf uuids (message lines no later line names as parent), to match
     /// summary titles. Lines chain, so this stays as small as the number of
     /// branches.
+    #[serde(with = "super::fixed128::set")]
     pub leaves: HashSet<u128, foldhash::fast::RandomState>,
     /// Earliest and latest line timestamps, ISO-8601 with milliseconds.
     pub first_activity: Option<String>,

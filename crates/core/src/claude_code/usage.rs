@@ -8,6 +8,7 @@
 //! `sessionId`) without a request id — and each group counts once, with the
 //! largest `output_tokens` seen (research: claude-code-jsonl.md §4).
 
+use super::fixed128::Fixed128;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -86,10 +87,7 @@ impl Default for Groups {
 /// Both forms are written as the same sequence of `(key, group)` pairs.
 impl Serialize for Groups {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Groups::Indexed(map) => s.collect_seq(map),
-            Groups::Listed(list) => s.collect_seq(list.iter().map(|(k, g)| (k, g))),
-        }
+        s.collect_seq(self.pairs().map(|(key, group)| (Fixed128(key), group)))
     }
 }
 
@@ -97,7 +95,13 @@ impl Serialize for Groups {
 /// was written from.
 impl<'de> Deserialize<'de> for Groups {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Vec::deserialize(d).map(Groups::Listed)
+        let pairs = Vec::<(Fixed128, Group)>::deserialize(d)?;
+        Ok(Groups::Listed(
+            pairs
+                .into_iter()
+                .map(|(key, group)| (key.0, group))
+                .collect(),
+        ))
     }
 }
 
