@@ -124,10 +124,11 @@ pub struct StoredScan<'a> {
     pub last_seen: u64,
 }
 
-/// A file's facts as a loaded cache holds them, still encoded.
+/// A file's facts as a loaded cache holds them, still encoded: a range of
+/// the cache file's bytes.
 #[derive(Debug, Clone)]
 pub struct EncodedFacts {
-    body: Arc<[u8]>,
+    bytes: Arc<Vec<u8>>,
     range: Range<usize>,
 }
 
@@ -135,7 +136,7 @@ impl EncodedFacts {
     /// The facts, or `None` if they do not decode (the file is then read
     /// again).
     pub fn decode(&self) -> Option<TranscriptFacts> {
-        postcard::from_bytes(&self.body[self.range.clone()]).ok()
+        postcard::from_bytes(&self.bytes[self.range.clone()]).ok()
     }
 }
 
@@ -172,18 +173,21 @@ pub fn load(file: &Path, config_dir: &Path) -> Option<Vec<(StoredScan<'static>, 
     {
         return None;
     }
-    let body: Arc<[u8]> = Arc::from(body);
+    // The entries' facts point into the bytes as read (a copy of a
+    // megabyte or more would also fault in as many fresh pages again).
+    let mut at = bytes.len() - body.len();
+    let bytes = Arc::new(bytes);
     let mut entries = Vec::new();
-    let mut at = 0;
-    while at < body.len() {
-        let (scan, rest): (StoredScan<'static>, _) = postcard::take_from_bytes(&body[at..]).ok()?;
+    while at < bytes.len() {
+        let (scan, rest): (StoredScan<'static>, _) =
+            postcard::take_from_bytes(&bytes[at..]).ok()?;
         let (len, rest) = rest.split_first_chunk::<4>()?;
         let len = u32::from_le_bytes(*len) as usize;
-        let start = body.len() - rest.len();
-        let range = start..start.checked_add(len).filter(|&end| end <= body.len())?;
+        let start = bytes.len() - rest.len();
+        let range = start..start.checked_add(len).filter(|&end| end <= bytes.len())?;
         at = range.end;
         let facts = EncodedFacts {
-            body: Arc::clone(&body),
+            bytes: Arc::clone(&bytes),
             range,
         };
         entries.push((scan, facts));
@@ -216,7 +220,7 @@ pub fn save(
         body = match facts {
             Facts::Decoded(facts) => postcard::to_extend(facts, body).map_err(encoding_failed)?,
             Facts::Encoded(facts) => {
-                body.extend_from_slice(&facts.body[facts.range.clone()]);
+                body.extend_from_slice(&facts.bytes[facts.range.clone()]);
                 body
             }
         };
@@ -319,10 +323,10 @@ mod tests {
 
     #[test]
     fn facts_that_do_not_decode_are_none() {
-        let body: Arc<[u8]> = Arc::from(&b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"[..]);
-        for range in [0..0, 0..3, 0..body.len()] {
+        let bytes = Arc::new(b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01".to_vec());
+        for range in [0..0, 0..3, 0..bytes.len()] {
             let facts = EncodedFacts {
-                body: Arc::clone(&body),
+                bytes: Arc::clone(&bytes),
                 range,
             };
             assert!(facts.decode().is_none());
