@@ -1,8 +1,8 @@
 //! 128-bit values in the persistent scan cache (UUIDs, response keys,
-//! nanosecond times), written as their 16 bytes. As postcard varints,
-//! which is how serde's derive writes them, a random 128-bit value takes
-//! 19 bytes and is decoded a byte at a time with 128-bit shifts: that was
-//! a third of what a fresh process spent loading a warm cache.
+//! nanosecond times), written as their 16 bytes. As postcard writes a
+//! plain `u128` or `i128`, a varint, a random value takes 19 bytes and is
+//! decoded a byte at a time with 128-bit shifts: that was about a third of
+//! the instructions a fresh process spent loading a warm cache.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};

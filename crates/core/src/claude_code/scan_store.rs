@@ -322,6 +322,33 @@ mod tests {
     }
 
     #[test]
+    fn folded_facts_and_file_times_come_back_equal() {
+        // Usage groups, leaves and summaries: the members with 128-bit keys.
+        let lines = [
+            r#"{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","parentUuid":null,"message":{"role":"user","content":"fix the cart"},"timestamp":"2026-11-26T10:00:00.000Z"}"#,
+            r#"{"type":"assistant","uuid":"00000000-0000-4000-8000-0000000000a2","parentUuid":"00000000-0000-4000-8000-000000000001","requestId":"r1","message":{"id":"m1","model":"claude-x","usage":{"input_tokens":10,"output_tokens":2,"cache_read_input_tokens":300}},"timestamp":"2026-11-26T10:00:01.000Z"}"#,
+            r#"{"type":"assistant","uuid":"00000000-0000-4000-8000-0000000000b4","parentUuid":"00000000-0000-4000-8000-000000000001","requestId":"r2","message":{"id":"m2","usage":{"input_tokens":1,"output_tokens":5}},"timestamp":"2026-11-26T10:00:02.000Z"}"#,
+            r#"{"type":"summary","summary":"Cart fixes","leafUuid":"ffffffff-ffff-4fff-bfff-ffffffffffff"}"#,
+        ];
+        let mut facts = TranscriptFacts::default();
+        facts.feed(format!("{}\n", lines.join("\n")).as_bytes());
+        assert_eq!(facts.leaves.len(), 2);
+        assert_eq!(facts.usage.responses(), 2);
+        let dir = tempfile::tempdir().unwrap();
+        let config = Path::new("/home/u/.claude");
+        let file = cache_file(dir.path(), config);
+        let mut scan = entry("/p/s.jsonl", 1);
+        (scan.mtime_ns, scan.ctime_ns) = (1_795_689_551_033_651_123, -(1 << 100));
+        save(&file, config, &[(scan, Facts::Decoded(&facts))], MAX_BYTES).unwrap();
+        let back = load(&file, config).unwrap();
+        assert_eq!(back[0].1.decode().unwrap(), facts);
+        assert_eq!(
+            (back[0].0.mtime_ns, back[0].0.ctime_ns),
+            (1_795_689_551_033_651_123, -(1 << 100))
+        );
+    }
+
+    #[test]
     fn facts_that_do_not_decode_are_none() {
         let bytes = Arc::new(b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01".to_vec());
         for range in [0..0, 0..3, 0..bytes.len()] {
