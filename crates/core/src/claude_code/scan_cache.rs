@@ -27,6 +27,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -530,15 +531,14 @@ fn read_range(file: &File, from: u64, to: u64) -> std::io::Result<Bytes> {
         let _ = map.advise(memmap2::Advice::Sequential);
         return Ok(Bytes::Mapped(map));
     }
-    let mut buf = vec![0; len as usize];
-    let mut done = 0;
-    while done < buf.len() {
-        match platform::read_at(file, &mut buf[done..], from + done as u64)? {
-            0 => break, // shrank meanwhile: scan what is there
-            n => done += n,
-        }
-    }
-    buf.truncate(done);
+    // Read into the vector's spare capacity: zeroing it first (`vec![0; n]`)
+    // would write every byte once more before the read overwrites it. A
+    // file that shrank meanwhile gives what is there (the read stops at its
+    // end).
+    let mut buf = Vec::with_capacity(len as usize);
+    let mut reader = file;
+    reader.seek(SeekFrom::Start(from))?;
+    reader.take(len).read_to_end(&mut buf)?;
     Ok(Bytes::Read(buf))
 }
 
