@@ -124,6 +124,24 @@ pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     imp::read_at(file, buf, offset)
 }
 
+/// The `len` bytes at `offset` (fewer when the file ends sooner), read into
+/// a new vector without zeroing it first: zeroing would write every byte
+/// once more before the read overwrites it.
+pub fn read_vec_at(file: &File, len: usize, offset: u64) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(len);
+    while buf.len() < len {
+        let done = buf.len();
+        let spare = &mut buf.spare_capacity_mut()[..len - done];
+        match imp::read_uninit_at(file, spare, offset + done as u64)? {
+            0 => break,
+            // SAFETY: the read initialised the first `n` bytes of the spare
+            // capacity (at most its length).
+            n => unsafe { buf.set_len(done + n) },
+        }
+    }
+    Ok(buf)
+}
+
 /// Fills `buf` from `offset`, or fails.
 pub fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
     while !buf.is_empty() {
@@ -160,6 +178,8 @@ mod imp {
     use std::ffi::OsStr;
     use std::fs::{File, Metadata, OpenOptions};
     use std::io;
+    use std::mem::MaybeUninit;
+    use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
     use std::path::{Path, PathBuf};
@@ -196,7 +216,6 @@ mod imp {
     }
 
     pub fn stat_each_in(dir: &Path, names: &[&OsStr]) -> Vec<Option<FileStat>> {
-        use std::os::fd::AsRawFd;
         let Ok(handle) = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_DIRECTORY)
@@ -255,6 +274,30 @@ mod imp {
         file.read_at(buf, offset)
     }
 
+    pub fn read_uninit_at(
+        file: &File,
+        buf: &mut [MaybeUninit<u8>],
+        offset: u64,
+    ) -> io::Result<usize> {
+        let offset = libc::off_t::try_from(offset).map_err(|_| io::ErrorKind::InvalidInput)?;
+        loop {
+            // SAFETY: pread writes at most `buf.len()` bytes into `buf`,
+            // which is valid for writes of that many bytes.
+            let n = unsafe {
+                libc::pread(file.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), offset)
+            };
+            match usize::try_from(n) {
+                Ok(n) => return Ok(n),
+                Err(_) => {
+                    let err = io::Error::last_os_error();
+                    if err.kind() != io::ErrorKind::Interrupted {
+                        return Err(err);
+                    }
+                }
+            }
+        }
+    }
+
     pub fn process_alive(pid: u64) -> bool {
         let Ok(pid) = libc::pid_t::try_from(pid) else {
             return false;
@@ -286,6 +329,7 @@ mod imp {
     use std::ffi::OsStr;
     use std::fs::{File, Metadata, OpenOptions};
     use std::io;
+    use std::mem::MaybeUninit;
     use std::os::windows::fs::{FileExt, OpenOptionsExt};
     use std::os::windows::io::AsRawHandle;
     use std::path::{Path, PathBuf};
@@ -358,6 +402,20 @@ mod imp {
         file.seek_read(buf, offset)
     }
 
+    /// Stable std has no read into uninitialised bytes on Windows: they
+    /// are zeroed first.
+    pub fn read_uninit_at(
+        file: &File,
+        buf: &mut [MaybeUninit<u8>],
+        offset: u64,
+    ) -> io::Result<usize> {
+        buf.fill(MaybeUninit::new(0));
+        // SAFETY: every byte was initialised just above, and
+        // `MaybeUninit<u8>` has the layout of `u8`.
+        let buf = unsafe { &mut *(buf as *mut [MaybeUninit<u8>] as *mut [u8]) };
+        file.seek_read(buf, offset)
+    }
+
     pub fn process_alive(pid: u64) -> bool {
         let Ok(pid) = u32::try_from(pid) else {
             return false;
@@ -390,5 +448,23 @@ mod imp {
             Cow::Borrowed(b) => Cow::Borrowed(b.as_bytes()),
             Cow::Owned(o) => Cow::Owned(o.into_bytes()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_read_at_an_offset_hold_those_bytes_and_stop_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let file = File::open(&path).unwrap();
+        assert_eq!(read_vec_at(&file, 4, 3).unwrap(), b"3456");
+        assert_eq!(read_vec_at(&file, 20, 5).unwrap(), b"56789");
+        assert_eq!(read_vec_at(&file, 10, 0).unwrap(), b"0123456789");
+        assert!(read_vec_at(&file, 4, 10).unwrap().is_empty());
+        assert!(read_vec_at(&file, 0, 2).unwrap().is_empty());
     }
 }

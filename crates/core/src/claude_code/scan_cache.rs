@@ -27,7 +27,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -531,15 +530,12 @@ fn read_range(file: &File, from: u64, to: u64) -> std::io::Result<Bytes> {
         let _ = map.advise(memmap2::Advice::Sequential);
         return Ok(Bytes::Mapped(map));
     }
-    // Read into the vector's spare capacity: zeroing it first (`vec![0; n]`)
-    // would write every byte once more before the read overwrites it. A
-    // file that shrank meanwhile gives what is there (the read stops at its
-    // end).
-    let mut buf = Vec::with_capacity(len as usize);
-    let mut reader = file;
-    reader.seek(SeekFrom::Start(from))?;
-    reader.take(len).read_to_end(&mut buf)?;
-    Ok(Bytes::Read(buf))
+    // A file that shrank meanwhile gives what is there: scanned as it is.
+    Ok(Bytes::Read(platform::read_vec_at(
+        file,
+        len as usize,
+        from,
+    )?))
 }
 
 /// `path` lies below `dir` (a byte comparison: the paths were made by
