@@ -319,6 +319,9 @@ pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
         return None;
     }
     let inner = &raw[1..raw.len() - 1];
+    if let Some(text) = short_plain_text(inner) {
+        return Some(Cow::Borrowed(text));
+    }
     if memchr(b'\\', inner).is_none() {
         // Valid UTF-8 (nearly always) is checked far faster than it is repaired.
         return Some(match text(inner) {
@@ -333,6 +336,36 @@ pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
             serde_json::from_str::<String>(&lossy).ok().map(Cow::Owned)
         }
     }
+}
+
+/// `bytes` as text when they are short (ids, times, names: at most 64
+/// bytes), ASCII and free of backslashes, so that a JSON string of them
+/// means them as they are. Checked eight bytes at a time, without the call
+/// and set-up a `memchr` costs; `None` for anything else, which the caller
+/// then checks the general way.
+#[inline]
+pub fn short_plain_text(bytes: &[u8]) -> Option<&str> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    if bytes.len() > 64 {
+        return None;
+    }
+    // Per byte, the high bit set for a byte above ASCII or a backslash (a
+    // zero byte of `word ^ backslashes`; the test finds any zero byte).
+    let unplain = |word: u64| {
+        let x = word ^ (ONES * u64::from(b'\\'));
+        (word | (x.wrapping_sub(ONES) & !x)) & HIGH
+    };
+    let mut words = bytes.chunks_exact(8);
+    let mut found = 0;
+    for word in &mut words {
+        found |= unplain(u64::from_le_bytes(word.try_into().unwrap()));
+    }
+    let mut last = [0u8; 8]; // zero padding is plain
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    found |= unplain(u64::from_le_bytes(last));
+    // SAFETY: every byte is ASCII, which is valid UTF-8.
+    (found == 0).then(|| unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
 /// `bytes` as text, when they are valid UTF-8. ASCII, which nearly every
@@ -490,6 +523,27 @@ mod tests {
             Some(&br#"[2], "c":3}"#[..])
         );
         assert_eq!(field_start(br#"{"a":1}"#, b"z"), None);
+    }
+
+    #[test]
+    fn short_plain_text_is_every_short_ascii_run_without_a_backslash() {
+        for len in 1..=64 {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = byte;
+                    let plain = byte < 0x80 && byte != b'\\';
+                    assert_eq!(
+                        short_plain_text(&bytes).is_some(),
+                        plain,
+                        "byte {byte:#x} at {at} of {len}"
+                    );
+                }
+            }
+        }
+        assert_eq!(short_plain_text(b""), Some(""));
+        assert_eq!(short_plain_text(&[b'a'; 64]).map(str::len), Some(64));
+        assert_eq!(short_plain_text(&[b'a'; 65]), None);
     }
 
     #[test]

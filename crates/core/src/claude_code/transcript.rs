@@ -10,7 +10,9 @@
 use super::origin::origin_agent;
 use super::prompt::prompt_text;
 use super::usage::{response_key, Usage, UsageGroups};
-use crate::json_scan::{as_str, as_u64, field, field_start, is_true, text, Elements, Fields};
+use crate::json_scan::{
+    as_str, as_u64, field, field_start, is_true, short_plain_text, text, Elements, Fields,
+};
 use crate::text::truncate_utf16;
 use memchr::memmem;
 use std::borrow::Cow;
@@ -399,7 +401,8 @@ fn non_empty(raw: Option<&[u8]>) -> Option<String> {
 /// exactly its text, when that is valid UTF-8.
 fn unescaped(raw: &[u8]) -> Option<&[u8]> {
     let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    memchr::memchr(b'\\', inner).is_none().then_some(inner)
+    let plain = short_plain_text(inner).is_some() || memchr::memchr(b'\\', inner).is_none();
+    plain.then_some(inner)
 }
 
 /// The raw values last applied to the fields that most lines repeat
