@@ -332,20 +332,35 @@ fn blocks<K: Kernel, T>(
 /// `IN_LINE`: the string must end before the next raw newline (`buf` runs on
 /// past the end of the line being read), `None` when one comes first.
 ///
-/// Short strings (keys, ids, times) end within a 32-byte window; longer
-/// ones at the first quote `memchr` finds; a string that has shown a few
-/// escaped quotes is finished block by block.
+/// Short strings (keys, times) end within a 32-byte window, and ids (a
+/// UUID is 36 bytes) within the next one when the first held no escape;
+/// longer ones at the first quote `memchr` finds; a string that has shown a
+/// few escaped quotes is finished block by block.
 #[inline(always)]
 pub fn string_end<const IN_LINE: bool>(buf: &[u8], start: usize) -> Option<usize> {
     match short_string_end::<IN_LINE>(buf, start + 1) {
         Short::Ends(end) => Some(end),
         Short::NewlineFirst => None,
+        Short::Plain => string_end_past_window::<IN_LINE>(buf, start + 1 + SHORT),
         Short::Unsettled => long_string_end::<IN_LINE>(buf, start + 1),
     }
 }
 
-/// [`string_end`] for what a short window does not settle, from just inside
-/// the string (kept out of line, so the short path inlines into its callers).
+/// [`string_end`] for a string whose first window was plain, from `p` just
+/// after it: one more window (ids end there), then the long way. Kept out
+/// of line, as [`long_string_end`] is.
+#[inline(never)]
+fn string_end_past_window<const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<usize> {
+    match short_string_end::<IN_LINE>(buf, p) {
+        Short::Ends(end) => Some(end),
+        Short::NewlineFirst => None,
+        Short::Plain | Short::Unsettled => long_string_end::<IN_LINE>(buf, p),
+    }
+}
+
+/// [`string_end`] for what a short window does not settle, from `p` inside
+/// the string with no escape pending (kept out of line, so the short path
+/// inlines into its callers).
 #[inline(never)]
 fn long_string_end<const IN_LINE: bool>(buf: &[u8], mut p: usize) -> Option<usize> {
     for _ in 0..4 {
@@ -378,9 +393,15 @@ enum Short {
     Ends(usize),
     /// A raw newline comes before its end (asked for only within a line).
     NewlineFirst,
+    /// The whole window lies inside the string, without a backslash: it
+    /// goes on after the window, with no escape pending.
+    Plain,
     /// The window does not say: the long way.
     Unsettled,
 }
+
+/// The window of [`short_string_end`].
+const SHORT: usize = 32;
 
 /// The end of a string whose interior starts at `p`, when a quote closes it
 /// within the next 32 bytes and no backslash (nor, within a line, newline)
@@ -390,8 +411,8 @@ enum Short {
 #[inline(always)]
 fn short_string_end<const IN_LINE: bool>(buf: &[u8], p: usize) -> Short {
     let Some(window) = buf
-        .get(p..p + 32)
-        .and_then(|w| <&[u8; 32]>::try_from(w).ok())
+        .get(p..p + SHORT)
+        .and_then(|w| <&[u8; SHORT]>::try_from(w).ok())
     else {
         return Short::Unsettled;
     };
@@ -401,6 +422,9 @@ fn short_string_end<const IN_LINE: bool>(buf: &[u8], p: usize) -> Short {
         Short::NewlineFirst
     } else if quote != 0 && backslash & before_quote == 0 {
         Short::Ends(p + quote.trailing_zeros() as usize + 1)
+    } else if quote | backslash == 0 {
+        // (Within a line, a newline here was found just above.)
+        Short::Plain
     } else {
         Short::Unsettled
     }
@@ -659,6 +683,25 @@ mod tests {
                 );
             }
             assert_container_ends_match(&s);
+        }
+    }
+
+    #[test]
+    fn strings_running_past_a_plain_window_end_where_the_byte_scanner_says() {
+        // A plain run of every length up to past two windows, then what
+        // settles or unsettles the window it ends in.
+        let endings: [&[u8]; 6] = [b"\"", b"\\\"x\"", b"\\\\\"", b"\nx\"", b"\\n\"", b"x"];
+        for run in 0..100 {
+            for ending in endings {
+                let mut s = b"{\"k\":\"".to_vec();
+                s.resize(s.len() + run, b'a');
+                s.extend_from_slice(ending);
+                s.extend_from_slice(b",\"z\":1}\n trailing");
+                let text = String::from_utf8_lossy(&s);
+                let string = slow_string_end(&s, 5);
+                assert_eq!(string_end::<false>(&s, 5), string, "{text}");
+                assert_eq!(string_end::<true>(&s, 5), in_line(&s, 5, string), "{text}");
+            }
         }
     }
 
