@@ -356,14 +356,17 @@ pub fn short_plain_text(bytes: &[u8]) -> Option<&str> {
         let x = word ^ (ONES * u64::from(b'\\'));
         (word | (x.wrapping_sub(ONES) & !x)) & HIGH
     };
-    let mut words = bytes.chunks_exact(8);
-    let mut found = 0;
-    for word in &mut words {
-        found |= unplain(u64::from_le_bytes(word.try_into().unwrap()));
-    }
-    let mut last = [0u8; 8]; // zero padding is plain
-    last[..words.remainder().len()].copy_from_slice(words.remainder());
-    found |= unplain(u64::from_le_bytes(last));
+    let word_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let found = if bytes.len() >= 8 {
+        // Whole words, then the last eight bytes (which may overlap the
+        // words before: a byte looked at twice does no harm).
+        let words = (0..bytes.len() / 8).fold(0, |found, i| found | unplain(word_at(8 * i)));
+        words | unplain(word_at(bytes.len() - 8))
+    } else {
+        // Fewer than eight, padded with zero bytes, which are plain.
+        let word = (bytes.iter().enumerate()).fold(0, |w, (i, &b)| w | u64::from(b) << (8 * i));
+        unplain(word)
+    };
     // SAFETY: every byte is ASCII, which is valid UTF-8.
     (found == 0).then(|| unsafe { std::str::from_utf8_unchecked(bytes) })
 }
