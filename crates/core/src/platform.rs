@@ -120,7 +120,7 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Reads up to `buf.len()` bytes at `offset`; the number read (0 at the end).
-pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     imp::read_at(file, buf, offset)
 }
 
