@@ -608,12 +608,11 @@ fn scan_stated<'a>(
         }
     }
     changed.sort_by_key(|(_, s)| std::cmp::Reverse(s.map_or(0, |s| s.len)));
-    scans.par_extend(
-        changed
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|(p, stat)| (p, cache.scan_with(p, stat))),
-    );
+    let files: Vec<(&Path, Option<FileStat>)> = changed
+        .iter()
+        .map(|(p, stat)| (p.as_path(), *stat))
+        .collect();
+    scans.extend(changed.iter().map(|(p, _)| *p).zip(cache.scan_many(&files)));
     scans
 }
 
