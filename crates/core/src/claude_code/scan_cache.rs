@@ -373,20 +373,20 @@ impl ScanCache {
     /// the parts was rescanned.
     pub fn session_usage(&self, main: &Path, parts: &[&Arc<TranscriptFacts>]) -> Usage {
         let key = main.as_os_str();
-        let mut merged = locked(&self.merged);
-        if let Some(m) = merged.get(key) {
+        if let Some(m) = locked(&self.merged).get(key) {
             let same = m.parts.len() == parts.len()
                 && m.parts.iter().zip(parts).all(|(a, b)| Arc::ptr_eq(a, b));
             if same {
                 return m.totals;
             }
         }
+        // Summed without the lock: the other sessions' threads need it.
         let totals = match parts {
             [only] => only.usage.totals(),
             _ => UsageGroups::merged_totals(&parts.iter().map(|p| &p.usage).collect::<Vec<_>>()),
         };
         let parts = parts.iter().map(|p| Arc::clone(p)).collect();
-        merged.insert(key.to_owned(), MergedUsage { parts, totals });
+        locked(&self.merged).insert(key.to_owned(), MergedUsage { parts, totals });
         totals
     }
 
