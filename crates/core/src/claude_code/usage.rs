@@ -177,7 +177,11 @@ impl UsageGroups {
         };
         // The subagents' responses: usually far fewer than the main file's,
         // which are only looked up.
-        let mut others: HashMap<u128, Group, foldhash::fast::RandomState> = HashMap::default();
+        let mut others: HashMap<u128, Group, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(
+                rest.iter().map(|part| part.groups.len()).sum(),
+                Default::default(),
+            );
         for part in rest {
             for (key, group) in part.groups.pairs() {
                 merge_into(&mut others, key, group);
