@@ -885,6 +885,52 @@ mod tests {
         }
     }
 
+    /// Files in every state at once, in the order given: each result is the
+    /// one `scan_with` gives for that file, and is kept as it keeps it.
+    #[test]
+    fn scanning_many_files_at_once_gives_each_what_scanning_it_alone_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let grown = dir.path().join("grown.jsonl");
+        let same = dir.path().join("same.jsonl");
+        let new = dir.path().join("new.jsonl");
+        let missing = dir.path().join("missing.jsonl");
+        std::fs::write(&grown, format!("{LINE}\n")).unwrap();
+        std::fs::write(&same, format!("{LINE}\n{LINE}\n")).unwrap();
+        let (many, alone) = (ScanCache::new(), ScanCache::new());
+        for cache in [&many, &alone] {
+            cache.scan(&grown);
+            cache.scan(&same);
+        }
+        let line = LINE.replace("m1", "m2");
+        std::fs::write(&grown, format!("{LINE}\n{line}\n{line}\n")).unwrap();
+        std::fs::write(&new, format!("{line}\n")).unwrap();
+
+        let paths = [&grown, &missing, &same, &new];
+        let stat = |p: &Path| {
+            let meta = std::fs::metadata(p).ok()?;
+            FileStat::of(p, &meta).ok()
+        };
+        let files: Vec<(&Path, Option<FileStat>)> =
+            paths.iter().map(|p| (p.as_path(), stat(p))).collect();
+        let scans = many.scan_many(&files);
+        let shown = |s: &FileScan| {
+            let facts = (s.facts.line_count, s.facts.usage.responses());
+            (facts, s.size, s.error.is_some(), s.read_bytes)
+        };
+        for (path, scan) in paths.iter().zip(&scans) {
+            let expected = alone.scan_with(path, stat(path));
+            assert_eq!(shown(scan), shown(&expected), "{}", path.display());
+        }
+        assert_eq!(shown(&scans[0]).0, (3, 2));
+        assert_eq!(scans[2].read_bytes, 0, "an unchanged file is not read");
+        // What scan_many kept is what the next call starts from.
+        for (path, scan) in paths.iter().zip(&scans) {
+            let again = many.scan_with(path, stat(path));
+            assert_eq!(again.read_bytes, 0, "{}", path.display());
+            assert_eq!(shown(&again).0, shown(scan).0);
+        }
+    }
+
     #[test]
     fn unreadable_files_report_an_error() {
         let cache = ScanCache::new();
