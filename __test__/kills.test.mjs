@@ -15,10 +15,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { root, posix } from './helpers.mjs';
+import { root, posix, stress } from './helpers.mjs';
 import { roundOf, callsOf, writers, assertWhole, leftovers, files } from './writers.mjs';
 
-const KILLS = Number(process.env.OSI_KILLS ?? 100);
+const KILLS = Number(process.env.OSI_KILLS ?? stress(100, 5));
 
 /** Rounds a child makes before its kill are numbered from `kill * ROUNDS`,
  *  the call made here after it is round `kill * ROUNDS + ROUNDS - 1`: a
