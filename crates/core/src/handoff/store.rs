@@ -16,7 +16,8 @@ use crate::openclaw::events::split_lines;
 use crate::openclaw::state_dir::normalize_agent_id;
 use crate::openclaw::store::{sqlite::SqliteStore, AgentStore};
 use crate::openclaw::transcripts::{Availability, StoreKind, TranscriptSummary};
-use chrono::{DateTime, Duration, NaiveDate, SecondsFormat, Utc};
+use crate::time::iso_millis as iso;
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -134,10 +135,6 @@ pub struct PreparedCapture {
     /// The request the model would get.
     pub request: SummaryRequest,
     expiry: Duration,
-}
-
-fn iso(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 fn parse_time(s: &str) -> Option<DateTime<Utc>> {

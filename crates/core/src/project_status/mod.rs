@@ -159,7 +159,7 @@ pub fn gather_project_status(
         github,
         sessions: brief,
         docs: docs(&root),
-        timestamp: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        timestamp: crate::time::iso_millis(now),
     })
 }
 

@@ -391,9 +391,7 @@ pub(crate) fn cloned_transcript(
         .map_err(|e| Error::new(ErrorCode::Parse, e.to_string()))?;
     let now = Utc::now();
     header["id"] = id.into();
-    header["timestamp"] = now
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-        .into();
+    header["timestamp"] = crate::time::iso_millis(now).into();
     header["parentSession"] = match source.store {
         StoreKind::Jsonl => source.path.to_string_lossy().into_owned().into(),
         StoreKind::Sqlite => source.session_id.clone().into(),
