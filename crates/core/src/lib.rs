@@ -3,6 +3,8 @@
 //! The Node addon (the crate at the repository root) only converts arguments
 //! and results; every rule lives here and is tested here.
 
+#![warn(missing_docs)]
+
 pub mod change_monitor;
 pub mod claude_code;
 pub mod error;

@@ -32,7 +32,9 @@ use std::time::{Duration, Instant};
 /// One agent's sessions directory.
 #[derive(Debug, Clone)]
 pub struct JsonlStore {
+    /// The agent (normalised id).
     pub agent_id: String,
+    /// The agent's sessions directory.
     pub dir: PathBuf,
 }
 
