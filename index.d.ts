@@ -336,7 +336,10 @@ export interface DiscoveredSession {
    * when only Claude Code's own folders hold it.
    */
   source: "openclaw" | "native-only"
-  /** The repository path as the caller passed it to `discoverSessions`. */
+  /**
+   * The repository path given to `discoverSessions`, made absolute and
+   * normalised as Node's `path.resolve` does.
+   */
   repoPath: string
   /**
    * Git branch the session is on (its last main-chain line), or "unknown".
@@ -596,7 +599,8 @@ export interface EditStatistics {
  *   list it, or the state dir holds no sessions of it.
  * - `E_UNKNOWN_PRESET`: no preset has that name.
  * - `E_PARSE`: a transcript or backup is not in the format it should be.
- * - `E_SESSION_BUSY`: OpenClaw is writing to the session; try again later.
+ * - `E_SESSION_BUSY`: another process holds the file's lock (a transcript,
+ *   a registry, a pin file) or OpenClaw is mid-turn; try again later.
  * - `E_CONCURRENT_MODIFICATION`: the transcript changed under the edit in
  *   a way that cannot be carried over; nothing was written.
  * - `E_NO_BACKUP`: there is no backup to restore.
@@ -643,7 +647,7 @@ export interface ExportResult {
   path?: string
   /** The JSONL, when no `outputPath` was given. */
   jsonl?: string
-  /** Events written (lines after the header). */
+  /** Non-empty lines of the JSONL. */
   eventCount: number
   /** Bytes of the JSONL. */
   bytes: number

@@ -68,7 +68,8 @@ pub struct DiscoveredSession {
     /// when only Claude Code's own folders hold it.
     #[napi(ts_type = "\"openclaw\" | \"native-only\"")]
     pub source: String,
-    /// The repository path as the caller passed it to `discoverSessions`.
+    /// The repository path given to `discoverSessions`, made absolute and
+    /// normalised as Node's `path.resolve` does.
     pub repo_path: String,
     /// Git branch the session is on (its last main-chain line), or "unknown".
     /// The reference reads the first line's branch instead.

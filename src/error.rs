@@ -19,7 +19,8 @@ use session_intel_core as core;
 ///   list it, or the state dir holds no sessions of it.
 /// - `E_UNKNOWN_PRESET`: no preset has that name.
 /// - `E_PARSE`: a transcript or backup is not in the format it should be.
-/// - `E_SESSION_BUSY`: OpenClaw is writing to the session; try again later.
+/// - `E_SESSION_BUSY`: another process holds the file's lock (a transcript,
+///   a registry, a pin file) or OpenClaw is mid-turn; try again later.
 /// - `E_CONCURRENT_MODIFICATION`: the transcript changed under the edit in
 ///   a way that cannot be carried over; nothing was written.
 /// - `E_NO_BACKUP`: there is no backup to restore.
@@ -56,7 +57,8 @@ pub enum ErrorCode {
     /// A transcript or backup is not in the format it should be.
     #[napi(value = "E_PARSE")]
     Parse,
-    /// OpenClaw is writing to the session; try again later.
+    /// Another process holds the file's lock (a transcript, a registry, a
+    /// pin file) or OpenClaw is mid-turn; try again later.
     #[napi(value = "E_SESSION_BUSY")]
     SessionBusy,
     /// The transcript changed under the edit in a way that cannot be carried

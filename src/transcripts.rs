@@ -689,7 +689,7 @@ pub struct ExportResult {
     pub path: Option<String>,
     /// The JSONL, when no `outputPath` was given.
     pub jsonl: Option<String>,
-    /// Events written (lines after the header).
+    /// Non-empty lines of the JSONL.
     pub event_count: f64,
     /// Bytes of the JSONL.
     pub bytes: f64,

@@ -26,7 +26,8 @@ pub enum ErrorCode {
     UnknownPreset,
     /// `E_PARSE`: a transcript or backup is not in the format it should be.
     Parse,
-    /// `E_SESSION_BUSY`: OpenClaw is writing to the session; try again later.
+    /// `E_SESSION_BUSY`: another process holds the file's lock (a transcript,
+    /// a registry, a pin file) or OpenClaw is mid-turn; try again later.
     SessionBusy,
     /// `E_CONCURRENT_MODIFICATION`: the transcript changed under an edit in a
     /// way that cannot be carried over; nothing was written.

@@ -79,7 +79,7 @@ pub struct DiscoveredSession {
     pub source: SessionSource,
     /// The agent whose registry lists the session; `None` for native-only ones.
     pub agent_id: Option<String>,
-    /// The repository path as the caller gave it.
+    /// The repository path, made absolute and normalised (no symlinks resolved).
     pub repo_path: String,
     /// Git branch of the last main-chain line that names one, else `unknown`.
     pub branch: String,

@@ -107,7 +107,7 @@ pub struct ExportOutcome {
     pub path: Option<PathBuf>,
     /// The JSONL, when no path was given.
     pub jsonl: Option<Vec<u8>>,
-    /// Events written (lines after the header).
+    /// Non-empty lines of the JSONL.
     pub event_count: u64,
     /// Bytes of the JSONL.
     pub bytes: u64,

@@ -105,7 +105,7 @@ pub struct Fence {
     /// The session's highest event `seq`; `None` without events.
     pub max_seq: Option<i64>,
     /// The session's rewrite generation (`transcript_rewrite_watermarks`);
-    /// `None` until OpenClaw first rewrites the transcript.
+    /// `None` when that table has no row for the session.
     pub generation: Option<String>,
     /// The window's `transcript_updated_at`; `None` when the session has no window row.
     pub transcript_updated_at: Option<i64>,
