@@ -374,7 +374,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     fn a_zombie_is_not_running() {
         let mut child = Command::new("true").spawn().unwrap();
         let pid = child.id() as u64;
