@@ -11,7 +11,7 @@
 //! | platform | the record's start time | compared with |
 //! | --- | --- | --- |
 //! | Linux | `procStart`: field 22 of `/proc/<pid>/stat` (clock ticks after boot), as text | the same field now; a zombie counts as exited. A record whose `pidDomain` (`linux:<machine id>:<pid namespace>`) is not this process's comes from another machine or container: its pid means nothing here and it does not count |
-//! | macOS | `procStart`: `ps -o lstart=` in UTC (`Fri Nov 27 07:24:55 2026`) | the process's start second (`proc_pidinfo`); a zombie counts as exited |
+//! | macOS | `procStart`: `ps -o lstart=` in UTC (`Fri Nov 27 07:24:55 2026`) | the process's start second (`proc_pidinfo`); a zombie the system reports as one counts as exited |
 //! | Windows | `procStartFt`: the creation time as a `FILETIME` | the process's creation time (`GetProcessTimes`); a value of another magnitude is not compared (as the CLI does) |
 //! | other | — | the pid alone |
 //!
