@@ -362,8 +362,9 @@ export interface DiscoveredSession {
   /** Size of the main transcript in bytes; 0 when it was not found. */
   fileSizeBytes: number
   /**
-   * The host said it runs now (`runningSessionIds`, or `repoBusy` for a
-   * registry session).
+   * A Claude Code process runs the session now (its liveness record in
+   * `<config>/sessions/`, with the process alive and started when the
+   * record says), or the host said so (`runningSessionIds`, `repoBusy`).
    */
   isRunning: boolean
   /**
@@ -463,8 +464,8 @@ export interface DiscoverOptions {
    */
   registryRoot?: string
   /**
-   * Session ids the host knows to be running now: those sessions get
-   * `isRunning: true`. Default none.
+   * Session ids the host knows to be running now (in addition to those a
+   * Claude Code process runs by its liveness record). Default none.
    */
   runningSessionIds?: Array<string>
   /**

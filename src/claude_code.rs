@@ -25,8 +25,8 @@ pub struct DiscoverOptions {
     /// OpenClaw's state root holding the registries. Default: OpenClaw's own
     /// resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
     pub registry_root: Option<String>,
-    /// Session ids the host knows to be running now: those sessions get
-    /// `isRunning: true`. Default none.
+    /// Session ids the host knows to be running now (in addition to those a
+    /// Claude Code process runs by its liveness record). Default none.
     pub running_session_ids: Option<Vec<String>>,
     /// The host is running Claude Code in this repository: every registry
     /// session of it is marked running (the reference's behaviour). Default
@@ -86,8 +86,9 @@ pub struct DiscoveredSession {
     pub message_count: i64,
     /// Size of the main transcript in bytes; 0 when it was not found.
     pub file_size_bytes: i64,
-    /// The host said it runs now (`runningSessionIds`, or `repoBusy` for a
-    /// registry session).
+    /// A Claude Code process runs the session now (its liveness record in
+    /// `<config>/sessions/`, with the process alive and started when the
+    /// record says), or the host said so (`runningSessionIds`, `repoBusy`).
     pub is_running: bool,
     /// Deduplicated input tokens (each API response counted once, cache reads
     /// and writes not included), subagents included.
