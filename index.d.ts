@@ -51,9 +51,12 @@ export interface CaptureHandoffOptions {
   sessionId?: string
   /** OpenClaw's state dir (default: OpenClaw's own resolution). */
   stateDir?: string
-  /** Default `general`. */
+  /**
+   * The project the work belongs to (shown in the context block).
+   * Default `general`.
+   */
   project?: string
-  /** Default `work`. */
+  /** The agent's working mode, recorded in the state. Default `work`. */
   mode?: 'work' | 'chat' | 'deep'
   /** What asked for the capture (recorded in the state). */
   trigger: 'reset' | 'new' | 'stop' | 'manual' | 'periodic' | 'tool' | 'signal' | 'command:reset' | 'command:new' | 'command:stop'
@@ -1019,7 +1022,10 @@ export interface ProjectDocs {
  * `[]`) outside a repository, and the commit fields on an unborn branch.
  */
 export interface ProjectGit {
-  /** `""` when HEAD is detached. */
+  /**
+   * The current branch (`git branch --show-current`); `""` when HEAD is
+   * detached.
+   */
   currentBranch: string
   /** HEAD's commit id, abbreviated as `git log --format=%h` does. */
   headCommitSha: string

@@ -286,9 +286,10 @@ pub struct CaptureHandoffOptions {
     pub session_id: Option<String>,
     /// OpenClaw's state dir (default: OpenClaw's own resolution).
     pub state_dir: Option<String>,
+    /// The project the work belongs to (shown in the context block).
     /// Default `general`.
     pub project: Option<String>,
-    /// Default `work`.
+    /// The agent's working mode, recorded in the state. Default `work`.
     #[napi(ts_type = "'work' | 'chat' | 'deep'")]
     pub mode: Option<String>,
     /// What asked for the capture (recorded in the state).

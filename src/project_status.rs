@@ -101,7 +101,8 @@ impl From<ps::git::RecentCommit> for ProjectCommit {
 /// `[]`) outside a repository, and the commit fields on an unborn branch.
 #[napi(object)]
 pub struct ProjectGit {
-    /// `""` when HEAD is detached.
+    /// The current branch (`git branch --show-current`); `""` when HEAD is
+    /// detached.
     pub current_branch: String,
     /// HEAD's commit id, abbreviated as `git log --format=%h` does.
     pub head_commit_sha: String,
