@@ -101,10 +101,14 @@ test(`8 processes x ${UPDATES} updates lose nothing and the file is valid JSON a
     const w = spawn(process.execPath, [path.join(root, '__test__', 'registry-writer.mjs'), 'main', repo, String(UPDATES)], { env, stdio: 'inherit' });
     w.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`writer exited ${c}`))));
   }));
-  await Promise.all(writers);
   const done = new Promise((r) => reader.on('exit', r));
-  reader.stdin.write('stop\n');
-  await done;
+  try {
+    await Promise.all(writers);
+  } finally {
+    // Stopped also when a writer failed, so that a failure ends the file.
+    reader.stdin.write('stop\n');
+    await done;
+  }
   const { reads, bad } = JSON.parse(readerOut);
   const entry = JSON.parse(fs.readFileSync(registryFile(state, 'main'), 'utf8')).sessions[repo];
   // Each writer saves a task every 50 updates (registry-writer.mjs).
