@@ -73,6 +73,68 @@ pub struct TranscriptFacts {
     /// Files the main chain's tool calls named (`file_path`, `notebook_path`,
     /// `path`), most recent last, at most [`MAX_FILES_TOUCHED`].
     pub files_touched: Vec<String>,
+    /// How the session was started: the first `entrypoint` a line names
+    /// (`cli` in a terminal, `sdk-cli` under `claude -p`, `sdk-ts` from the
+    /// SDK or ACP, editor kinds).
+    pub entrypoint: Option<String>,
+    /// Main-chain prompts a person or a host typed (those `first_prompt`
+    /// and `last_prompt` are taken from); a fork's copied history included.
+    pub prompt_count: u64,
+    /// Main-chain API responses, each counted once however many lines it
+    /// spans; a fork's copied history included.
+    pub response_count: u64,
+    /// The grouping key of the last main-chain response counted.
+    pub last_response_key: Option<u128>,
+    /// Model of the last main-chain response (the one `context_tokens` is
+    /// of).
+    pub context_model: Option<String>,
+    /// When each of `models` was first used (the timestamp of its first
+    /// line, as in `first_activity`), in the same order.
+    pub models_first_used: Vec<Option<String>>,
+    /// The CLI's own accounting of the session, from the last `cost-state`
+    /// line (written at the end of each run): every API call under the
+    /// session's id, compaction calls and subagents included.
+    pub cost_state: Option<CostState>,
+    /// The first `cost-state` after each main-chain response it follows:
+    /// what a fork of the session made at that response inherited.
+    pub cost_marks: Vec<CostMark>,
+    /// The uuid of the last main-chain response line.
+    pub last_response_uuid: Option<u128>,
+    /// For a fork (`--fork-session`): where its copied history came from.
+    pub forked_from: Option<ForkPoint>,
+}
+
+/// What a `cost-state` line says: the CLI's cumulative accounting of a
+/// session across its runs.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CostState {
+    /// Tokens of every model, added up.
+    pub usage: Usage,
+    /// `totalCostUSD`, in US dollars.
+    pub cost_usd: Option<f64>,
+    /// `hasUnknownModelCost`: some calls were of a model the CLI has no
+    /// price for, so `cost_usd` leaves them out.
+    pub unknown_model_cost: bool,
+}
+
+/// The CLI's accounting right after one main-chain response.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CostMark {
+    /// The uuid of the response line it follows.
+    pub after: u128,
+    /// Tokens of every model, added up.
+    pub usage: Usage,
+    /// `totalCostUSD`, in US dollars.
+    pub cost_usd: Option<f64>,
+}
+
+/// Where a fork's copied history came from.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ForkPoint {
+    /// The session the copied responses were billed to (`requestSessionId`).
+    pub parent: String,
+    /// The uuid of the last copied response line (the same in both files).
+    pub at: u128,
 }
 
 /// How many touched files a transcript remembers.
@@ -165,6 +227,13 @@ struct Line<'a> {
     ai_title: Option<&'a [u8]>,
     summary: Option<&'a [u8]>,
     leaf_uuid: Option<&'a [u8]>,
+    prompt_source: Option<&'a [u8]>,
+    origin: Option<Origin<'a>>,
+    entrypoint: Option<&'a [u8]>,
+    request_session_id: Option<&'a [u8]>,
+    total_cost_usd: Option<&'a [u8]>,
+    unknown_model_cost: bool,
+    model_usage: Option<&'a [u8]>,
 }
 
 impl<'a> Line<'a> {
@@ -255,6 +324,7 @@ impl<'a> Members<'a> for Line<'a> {
         match key {
             b"message" => descend_into::<_, IN_LINE>(&mut self.message, rest),
             b"data" => descend_into::<_, IN_LINE>(&mut self.data, rest),
+            b"origin" => descend_into::<_, IN_LINE>(&mut self.origin, rest),
             _ => None,
         }
     }
@@ -280,7 +350,27 @@ impl<'a> Members<'a> for Line<'a> {
             b"aiTitle" => self.ai_title = Some(value),
             b"summary" => self.summary = Some(value),
             b"leafUuid" => self.leaf_uuid = Some(value),
+            b"promptSource" => self.prompt_source = Some(value),
+            b"entrypoint" => self.entrypoint = Some(value),
+            b"requestSessionId" => self.request_session_id = Some(value),
+            b"totalCostUSD" => self.total_cost_usd = Some(value),
+            b"hasUnknownModelCost" => self.unknown_model_cost = is_true(value),
+            b"modelUsage" => self.model_usage = Some(value),
             _ => {}
+        }
+    }
+}
+
+/// A prompt line's `origin`: who fed it to the CLI, when not a person.
+#[derive(Default, Clone, Copy)]
+struct Origin<'a> {
+    kind: Option<&'a [u8]>,
+}
+
+impl<'a> Members<'a> for Origin<'a> {
+    fn take(&mut self, key: &[u8], value: &'a [u8]) {
+        if key == b"kind" {
+            self.kind = Some(value);
         }
     }
 }
@@ -547,6 +637,39 @@ fn canonical_timestamp(raw: &[u8]) -> Option<Cow<'_, str>> {
     ))
 }
 
+/// Where a response line was read, and what of it the fold needs besides
+/// its `message`.
+#[derive(Clone, Copy)]
+struct Response<'a> {
+    request_id: Option<&'a [u8]>,
+    session_id: Option<&'a [u8]>,
+    /// A subagent's line, or a copy of one.
+    sidechain: bool,
+    /// Copied by a fork from the session it was billed to.
+    copied: bool,
+    /// The line's uuid.
+    uuid: Option<u128>,
+    timestamp: Option<&'a [u8]>,
+}
+
+/// Whether a `user` line is a prompt the CLI made up rather than one a
+/// person or host typed: marked `promptSource: "system"` (a background
+/// task's notification, say), or fed back from another origin than a
+/// person (`origin.kind` other than `human`: task notifications,
+/// automatic continuations, peers, plugins).
+fn generated(line: &Line<'_>) -> bool {
+    line.prompt_source == Some(b"\"system\"")
+        || line
+            .origin
+            .is_some_and(|o| o.kind.is_some_and(|kind| kind != b"\"human\""))
+}
+
+/// A raw JSON number that is finite and not negative.
+fn as_f64(raw: &[u8]) -> Option<f64> {
+    let n: f64 = std::str::from_utf8(raw).ok()?.parse().ok()?;
+    (n.is_finite() && n >= 0.0).then_some(n)
+}
+
 impl TranscriptFacts {
     /// Folds every complete line of `bytes` (up to its last `\n`) and returns
     /// how many bytes were consumed. The remainder is an incomplete last line
@@ -609,7 +732,7 @@ impl TranscriptFacts {
     fn fold_line<'a>(&mut self, line: &Line<'a>, applied: &mut Applied<'a>) {
         self.note_envelope(line, applied);
         match line.kind {
-            b"\"assistant\"" => self.note_assistant(line),
+            b"\"assistant\"" => self.note_assistant(line, applied),
             b"\"user\"" => self.note_user(line),
             b"\"progress\"" => self.note_progress(line),
             b"\"system\"" if line.subtype == b"\"compact_boundary\"" && !line.sidechain => {
@@ -625,6 +748,7 @@ impl TranscriptFacts {
                     self.ai_title = Some(t);
                 }
             }
+            b"\"cost-state\"" => self.note_cost_state(line),
             b"\"summary\"" => {
                 let leaf = owned(line.leaf_uuid).and_then(|u| parse_uuid(&u));
                 if let (Some(leaf), Some(text)) = (leaf, non_empty(line.summary)) {
@@ -659,6 +783,9 @@ impl TranscriptFacts {
         if self.cwd.is_none() {
             self.cwd = non_empty(line.cwd);
         }
+        if self.entrypoint.is_none() {
+            self.entrypoint = non_empty(line.entrypoint);
+        }
         if !line.sidechain {
             replace_if_changed(
                 &mut self.git_branch,
@@ -679,14 +806,8 @@ impl TranscriptFacts {
         }
     }
 
-    fn note_response(
-        &mut self,
-        message: &Message<'_>,
-        request_id: Option<&[u8]>,
-        session_id: Option<&[u8]>,
-        sidechain: bool,
-    ) {
-        if !sidechain {
+    fn note_response(&mut self, message: &Message<'_>, at: Response<'_>) {
+        if !at.sidechain {
             if let Some(content) = message.content {
                 self.note_files(content);
             }
@@ -697,22 +818,72 @@ impl TranscriptFacts {
         if model.as_deref() == Some("<synthetic>") {
             return;
         }
-        if let Some(model) = model.filter(|m| !m.is_empty()) {
-            if !self.models.iter().any(|m| *m == *model) {
-                self.models.push(model.into_owned());
+        if let Some(model) = model.as_deref().filter(|m| !m.is_empty()) {
+            if !self.models.iter().any(|m| m == model) {
+                self.models.push(model.to_owned());
+                let first_used = at.timestamp.and_then(canonical_timestamp);
+                self.models_first_used
+                    .push(first_used.map(Cow::into_owned));
             }
         }
         let Some(Counts { usage, any: true }) = message.usage else {
             return;
         };
         let id = message.id.and_then(as_str);
-        let request_id = request_id.and_then(as_str);
-        let session_id = session_id.and_then(as_str);
+        let request_id = at.request_id.and_then(as_str);
+        let session_id = at.session_id.and_then(as_str);
         let key = response_key(id.as_deref(), request_id.as_deref(), session_id.as_deref());
-        self.usage.add(key, usage, sidechain);
-        if !sidechain {
-            self.context_tokens = Some(usage.prompt_tokens());
+        // A response a fork copied was billed to the session it came from.
+        if !at.copied {
+            self.usage.add(key, usage, at.sidechain);
         }
+        if !at.sidechain {
+            self.context_tokens = Some(usage.prompt_tokens());
+            if self.context_model.as_deref() != model.as_deref() {
+                self.context_model = model.map(Cow::into_owned);
+            }
+            // The lines of one response follow each other.
+            if key.is_none() || key != self.last_response_key {
+                self.response_count += 1;
+                self.last_response_key = key;
+            }
+            if at.uuid.is_some() {
+                self.last_response_uuid = at.uuid;
+            }
+        }
+    }
+
+    /// Keeps the CLI's accounting of a `cost-state` line.
+    fn note_cost_state(&mut self, line: &Line<'_>) {
+        let mut state = CostState {
+            cost_usd: line.total_cost_usd.and_then(as_f64),
+            unknown_model_cost: line.unknown_model_cost,
+            ..CostState::default()
+        };
+        for (_model, counts) in line.model_usage.map(Fields::new).into_iter().flatten() {
+            let mut sum = Usage::default();
+            for (key, value) in Fields::new(counts) {
+                let slot = match key {
+                    b"inputTokens" => &mut sum.input,
+                    b"outputTokens" => &mut sum.output,
+                    b"cacheReadInputTokens" => &mut sum.cache_read,
+                    b"cacheCreationInputTokens" => &mut sum.cache_creation,
+                    _ => continue,
+                };
+                *slot = as_u64(value).unwrap_or(0);
+            }
+            state.usage = state.usage.plus(sum);
+        }
+        if let Some(after) = self.last_response_uuid {
+            if self.cost_marks.last().is_none_or(|mark| mark.after != after) {
+                self.cost_marks.push(CostMark {
+                    after,
+                    usage: state.usage,
+                    cost_usd: state.cost_usd,
+                });
+            }
+        }
+        self.cost_state = Some(state);
     }
 
     /// Records the files named by `tool_use` blocks of `content`.
@@ -745,9 +916,44 @@ impl TranscriptFacts {
         }
     }
 
-    fn note_assistant(&mut self, line: &Line<'_>) {
-        if let Some(message) = &line.message {
-            self.note_response(message, line.request_id, line.session_id, line.sidechain);
+    fn note_assistant<'a>(&mut self, line: &Line<'a>, applied: &Applied<'a>) {
+        let Some(message) = &line.message else {
+            return;
+        };
+        let uuid = line.uuid.and_then(|raw| applied.uuid(raw));
+        // Only the lines a fork copied name another session's request.
+        let copied = line
+            .request_session_id
+            .is_some_and(|parent| Some(parent) != line.session_id);
+        if copied && !line.sidechain {
+            self.note_copied(line.request_session_id, uuid);
+        }
+        self.note_response(
+            message,
+            Response {
+                request_id: line.request_id,
+                session_id: line.session_id,
+                sidechain: line.sidechain,
+                copied,
+                uuid,
+                timestamp: line.timestamp,
+            },
+        );
+    }
+
+    /// Records the last response a fork copied and whose it was.
+    fn note_copied(&mut self, parent: Option<&[u8]>, uuid: Option<u128>) {
+        let (Some(parent), Some(at)) = (parent.and_then(as_str), uuid) else {
+            return;
+        };
+        match &mut self.forked_from {
+            Some(fork) if fork.parent == *parent => fork.at = at,
+            _ => {
+                self.forked_from = Some(ForkPoint {
+                    parent: parent.into_owned(),
+                    at,
+                })
+            }
         }
     }
 
@@ -763,12 +969,20 @@ impl TranscriptFacts {
             return;
         };
         if let (Some(b"\"assistant\""), Some(message)) = (copy.kind, &copy.message) {
-            self.note_response(message, copy.request_id, line.session_id, true);
+            let at = Response {
+                request_id: copy.request_id,
+                session_id: line.session_id,
+                sidechain: true,
+                copied: false,
+                uuid: None,
+                timestamp: line.timestamp,
+            };
+            self.note_response(message, at);
         }
     }
 
     fn note_user(&mut self, line: &Line<'_>) {
-        if line.sidechain || line.meta || line.compact_summary {
+        if line.sidechain || line.meta || line.compact_summary || generated(line) {
             return;
         }
         let Some(content) = line.message.as_ref().and_then(|m| m.content) else {
@@ -777,6 +991,7 @@ impl TranscriptFacts {
         let Some(text) = prompt_text(content) else {
             return;
         };
+        self.prompt_count += 1;
         if self.first_prompt.is_none() {
             self.origin_marker = origin_agent(&text);
             self.first_prompt = Some(truncate_utf16(&text, PROMPT_PREVIEW_UNITS).to_owned());
