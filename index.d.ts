@@ -198,6 +198,11 @@ export interface ContextPressure {
   percent: number
   /** Prompt tokens of the last main-chain response. */
   tokens: number
+  /**
+   * The context window `percent` is of, in tokens: `contextWindow` when
+   * given, else that of the session's model.
+   */
+  contextWindow: number
   level: "OK" | "WARNING" | "CRITICAL"
   /** `"context: 72% [WARNING]"`. */
   line: string
@@ -207,7 +212,11 @@ export interface ContextPressure {
 export interface ContextPressureOptions {
   /** The Claude Code transcript (the hook input's `transcript_path`). */
   transcriptPath: string
-  /** Tokens of the model's context window; default 200000. */
+  /**
+   * Tokens of the model's context window. Default: the window of the
+   * model of the last main-chain response (1000000 for today's models
+   * such as `claude-opus-5-5`, 200000 for older ones and unknown ids).
+   */
   contextWindow?: number
   /** Percentage from which the level is `WARNING`, 1–100; default 70. */
   threshold?: number
@@ -258,23 +267,57 @@ export interface DiscoveredSession {
   messageCount: number
   fileSizeBytes: number
   isRunning: boolean
-  /** Deduplicated input tokens, subagents included. */
+  /**
+   * Input tokens the API billed under the session's id: the CLI's own
+   * accounting (its last `cost-state`: compaction calls and subagents
+   * included; for a fork, beyond what it inherited) where the transcript
+   * has it, else its responses deduplicated (subagents included, a
+   * fork's copied responses not).
+   */
   totalInputTokens: number
-  /** Deduplicated output tokens (largest count per response), subagents included. */
+  /**
+   * Output tokens, counted as `totalInputTokens` (largest count per
+   * response where read from the responses).
+   */
   totalOutputTokens: number
   /** `compact_boundary` records of the main chain. */
   compactionCount: number
   /** Custom title, else generated title, else summary title, else first prompt. */
   title: string
+  /** Cache-read tokens, counted as `totalInputTokens`. */
   cacheReadTokens: number
+  /** Cache-write tokens (both lifetimes), counted as `totalInputTokens`. */
   cacheCreationTokens: number
   /** What the context holds now: prompt size of the last main-chain response. */
   contextTokens: number
+  /**
+   * Models the session's responses came from, its subagents' included,
+   * in order of first use (`<synthetic>` never).
+   */
   models: Array<string>
   subagentCount: number
+  /**
+   * Prompts a person or host typed on the main conversation: not the
+   * prompts the CLI generated (task notifications, compaction summaries,
+   * meta lines, local commands and their output); a fork's copied
+   * history included.
+   */
+  promptCount: number
+  /**
+   * API responses of the main conversation, each counted once however
+   * many transcript lines it spans; a fork's copied history included,
+   * compaction calls and subagents' responses not.
+   */
+  responseCount: number
   /** Files the session's tool calls named, most recent last (at most 64). */
   filesTouched: Array<string>
   agentId?: string
+  /**
+   * US dollars. A session OpenClaw spawned: what its registry recorded.
+   * Any other: the CLI's own figure from its last `cost-state` (for a
+   * fork, beyond what it inherited); absent where the transcript has
+   * none, or where the CLI had no price for a model it used.
+   */
   totalCostUsd?: number
   totalTurns?: number
   lastTask?: string
@@ -289,6 +332,25 @@ export interface DiscoveredSession {
   lastUserMessage?: string
   /** Path of the main transcript, when it was found. */
   transcriptPath?: string
+  /**
+   * Tokens the context window of the session's model holds (the model
+   * of its last main-chain response): 1000000 for today's models such
+   * as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
+   * the `contextWindows` option says. Absent before the first response.
+   */
+  contextWindow?: number
+  /**
+   * How the session was started, as its transcript records it: `cli`
+   * (a terminal), `sdk-cli` (`claude -p`), `sdk-ts` (the SDK, ACP
+   * adapters), or an editor's kind. Absent where no line names it
+   * (Claude Code before 2.1).
+   */
+  entrypoint?: string
+  /**
+   * The Claude Code version that last wrote to the transcript (e.g.
+   * `2.1.328`). Absent where no line names one.
+   */
+  version?: string
 }
 
 /** Options of `discoverSessions` (all optional). */
@@ -314,6 +376,12 @@ export interface DiscoverOptions {
    * `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
    */
   persistentCache?: boolean
+  /**
+   * Context windows (tokens) by model id, for models the built-in table
+   * does not know or knows otherwise (a gateway's own ids, say); see
+   * `contextWindow` of a session.
+   */
+  contextWindows?: Record<string, number>
 }
 
 /**
@@ -756,6 +824,11 @@ export interface ProjectStatusOptions {
    * see `DiscoverOptions.persistentCache`).
    */
   persistentCache?: boolean
+  /**
+   * Context windows (tokens) by model id, for session discovery (see
+   * `DiscoverOptions.contextWindows`).
+   */
+  contextWindows?: Record<string, number>
 }
 
 /**
@@ -957,6 +1030,22 @@ export interface SelectionSession {
   lastUserMessage?: string
   title?: string
   filesTouched?: Array<string>
+  /**
+   * Prompts a person or host typed (`DiscoveredSession.promptCount`).
+   * With `responseCount`, the length of the conversation the
+   * long-session rules read; without both, `messageCount` is read.
+   */
+  promptCount?: number
+  /**
+   * API responses of the main conversation
+   * (`DiscoveredSession.responseCount`).
+   */
+  responseCount?: number
+  /**
+   * Tokens the context window of the session's model holds
+   * (`DiscoveredSession.contextWindow`); 200000 when absent.
+   */
+  contextWindow?: number
 }
 
 /** The sessions part of a briefing. */

@@ -27,6 +27,9 @@ pub struct ProjectStatusOptions {
     /// Keep session scans in a cache file between processes (default true;
     /// see `DiscoverOptions.persistentCache`).
     pub persistent_cache: Option<bool>,
+    /// Context windows (tokens) by model id, for session discovery (see
+    /// `DiscoverOptions.contextWindows`).
+    pub context_windows: Option<std::collections::HashMap<String, f64>>,
 }
 
 /// The repository looked at.
@@ -219,6 +222,7 @@ pub fn gather_project_status(
             repo_busy: o.repo_busy.unwrap_or(false),
             persistent_cache: crate::claude_code::persistent_cache(o.persistent_cache),
             stat_every_file: false,
+            context_windows: crate::claude_code::context_windows(o.context_windows.as_ref()),
         },
         github_timeout: Duration::from_millis(
             o.github_timeout_ms

@@ -83,6 +83,16 @@ pub struct SelectionSession {
     pub last_user_message: Option<String>,
     pub title: Option<String>,
     pub files_touched: Option<Vec<String>>,
+    /// Prompts a person or host typed (`DiscoveredSession.promptCount`).
+    /// With `responseCount`, the length of the conversation the
+    /// long-session rules read; without both, `messageCount` is read.
+    pub prompt_count: Option<f64>,
+    /// API responses of the main conversation
+    /// (`DiscoveredSession.responseCount`).
+    pub response_count: Option<f64>,
+    /// Tokens the context window of the session's model holds
+    /// (`DiscoveredSession.contextWindow`); 200000 when absent.
+    pub context_window: Option<f64>,
 }
 
 /// The branch part of a briefing.
@@ -162,6 +172,9 @@ fn candidate(s: SelectionSession) -> sel::Candidate {
         total_cost_usd: s.total_cost_usd,
         total_input_tokens: s.total_input_tokens,
         total_output_tokens: s.total_output_tokens,
+        prompt_count: s.prompt_count,
+        response_count: s.response_count,
+        context_window: s.context_window,
     }
 }
 

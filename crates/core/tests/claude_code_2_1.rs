@@ -100,8 +100,13 @@ fn every_session_reports_what_the_api_billed_the_clis_cost_and_its_own_prompts_a
         let runs = expected["runs"].as_array().unwrap();
         let cli_cost = runs.last().unwrap()["totalCostUsd"].as_f64().unwrap();
         let own_cost = cli_cost - expected["costAtFork"].as_f64().unwrap_or(0.0);
-        let cost = s.total_cost_usd.unwrap_or_else(|| panic!("{name}: no cost"));
-        assert!((cost - own_cost).abs() < 1e-9, "{name}: cost {cost} vs {own_cost}");
+        let cost = s
+            .total_cost_usd
+            .unwrap_or_else(|| panic!("{name}: no cost"));
+        assert!(
+            (cost - own_cost).abs() < 1e-9,
+            "{name}: cost {cost} vs {own_cost}"
+        );
 
         // The prompts as typed: none the CLI made up, no local command.
         let typed: Vec<&str> = expected["inheritedPrompts"]
@@ -149,7 +154,8 @@ fn every_session_reports_what_the_api_billed_the_clis_cost_and_its_own_prompts_a
         // How it was started, by which CLI, and the window of its model.
         assert_eq!(s.entrypoint.as_deref(), Some("sdk-cli"), "{name}");
         assert_eq!(s.version.as_deref(), Some("2.1.328"), "{name}");
-        let window = runs.last().unwrap()["modelUsage"]["claude-opus-5-5"]["contextWindow"].as_u64();
+        let window =
+            runs.last().unwrap()["modelUsage"]["claude-opus-5-5"]["contextWindow"].as_u64();
         if name != "models" {
             assert_eq!(s.context_window, window, "{name}: context window");
         }

@@ -703,7 +703,12 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
     let parents: FastMap<&str, &Arc<TranscriptFacts>> = native
         .iter()
         .map(|(id, path, _)| (id.as_str(), path))
-        .chain(inputs.elsewhere.iter().map(|(id, path)| (id.as_str(), path)))
+        .chain(
+            inputs
+                .elsewhere
+                .iter()
+                .map(|(id, path)| (id.as_str(), path)),
+        )
         .filter_map(|(id, path)| Some((id, &scans.get(path.as_os_str())?.facts)))
         .collect();
     let running: HashSet<&str> = inputs
@@ -828,7 +833,10 @@ struct SessionRow {
 /// inherited from its parent (the parent's accounting right after the last
 /// response the fork copied). `None` when the transcript has no such
 /// accounting, or for a fork whose parent's is not found.
-fn billed(facts: &TranscriptFacts, parents: &FastMap<&str, &Arc<TranscriptFacts>>) -> Option<(Usage, Option<f64>)> {
+fn billed(
+    facts: &TranscriptFacts,
+    parents: &FastMap<&str, &Arc<TranscriptFacts>>,
+) -> Option<(Usage, Option<f64>)> {
     let state = facts.cost_state.as_ref()?;
     // A figure that leaves out a model the CLI could not price is no total.
     let cost = state.cost_usd.filter(|_| !state.unknown_model_cost);
@@ -836,11 +844,16 @@ fn billed(facts: &TranscriptFacts, parents: &FastMap<&str, &Arc<TranscriptFacts>
         return Some((state.usage, cost));
     };
     let parent = parents.get(fork.parent.as_str())?;
-    let at_fork = parent.cost_marks.iter().find(|mark| mark.after == fork.at)?;
+    let at_fork = parent
+        .cost_marks
+        .iter()
+        .find(|mark| mark.after == fork.at)?;
     let own_cost = match (cost, at_fork.cost_usd) {
         // Rounded to a billionth of a cent: the difference of two sums of
         // floating-point prices carries noise below that.
-        (Some(total), Some(inherited)) => Some(((total - inherited).max(0.0) * 1e11).round() / 1e11),
+        (Some(total), Some(inherited)) => {
+            Some(((total - inherited).max(0.0) * 1e11).round() / 1e11)
+        }
         _ => None,
     };
     Some((state.usage.minus(at_fork.usage), own_cost))
@@ -856,7 +869,8 @@ fn session_models(main: &TranscriptFacts, subs: &[&FileScan]) -> Vec<String> {
         .chain(subs.iter().map(|s| &*s.facts))
         .flat_map(|f| {
             let when = f.models_first_used.iter().map(Option::as_deref);
-            when.chain(std::iter::repeat(None)).zip(f.models.iter().map(String::as_str))
+            when.chain(std::iter::repeat(None))
+                .zip(f.models.iter().map(String::as_str))
         })
         .collect();
     // Stable: a model whose first use has no time keeps its file's order,

@@ -822,8 +822,7 @@ impl TranscriptFacts {
             if !self.models.iter().any(|m| m == model) {
                 self.models.push(model.to_owned());
                 let first_used = at.timestamp.and_then(canonical_timestamp);
-                self.models_first_used
-                    .push(first_used.map(Cow::into_owned));
+                self.models_first_used.push(first_used.map(Cow::into_owned));
             }
         }
         let Some(Counts { usage, any: true }) = message.usage else {
@@ -875,7 +874,11 @@ impl TranscriptFacts {
             state.usage = state.usage.plus(sum);
         }
         if let Some(after) = self.last_response_uuid {
-            if self.cost_marks.last().is_none_or(|mark| mark.after != after) {
+            if self
+                .cost_marks
+                .last()
+                .is_none_or(|mark| mark.after != after)
+            {
                 self.cost_marks.push(CostMark {
                     after,
                     usage: state.usage,
@@ -1289,6 +1292,175 @@ mod tests {
         );
         assert_eq!(f.origin_marker.as_deref(), Some("ops"));
         assert_eq!(f.last_prompt.as_deref(), Some("now add tests"));
+    }
+
+    /// Each way Claude Code marks a prompt it generated, on its own: the
+    /// prompt is neither first, last nor counted.
+    #[test]
+    fn prompts_the_cli_generated_are_not_what_the_person_typed() {
+        let typed = r#"{"type":"user","promptSource":"sdk","message":{"role":"user","content":"typed one"}}"#;
+        let human = r#"{"type":"user","promptSource":"typed","origin":{"kind":"human"},"message":{"role":"user","content":"typed two"}}"#;
+        let generated = [
+            r#"{"type":"user","promptSource":"system","message":{"role":"user","content":"a system prompt"}}"#,
+            r#"{"type":"user","origin":{"kind":"task-notification","producer":"session-task"},"message":{"role":"user","content":"done"}}"#,
+            r#"{"type":"user","origin":{"kind":"auto-continuation"},"message":{"role":"user","content":"go on"}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"<task-notification>\n<task-id>a1</task-id>"}}"#,
+            r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"expanded"}}"#,
+            r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>"}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"<local-command-stdout>Compacted </local-command-stdout>"}}"#,
+        ];
+        for line in generated {
+            let f = facts(&format!("{typed}\n{human}\n{line}\n"));
+            assert_eq!(f.first_prompt.as_deref(), Some("typed one"), "{line}");
+            assert_eq!(f.last_prompt.as_deref(), Some("typed two"), "{line}");
+            assert_eq!(f.prompt_count, 2, "{line}");
+            let alone = facts(&format!("{line}\n"));
+            assert_eq!(
+                (alone.first_prompt, alone.prompt_count),
+                (None, 0),
+                "{line}"
+            );
+        }
+    }
+
+    fn response(id: &str, out: u64, extra: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","sessionId":"fork"{extra},"message":{{"id":"{id}","model":"claude-opus-5-5","usage":{{"input_tokens":1,"output_tokens":{out},"cache_read_input_tokens":100}}}},"requestId":"r-{id}"}}"#
+        )
+    }
+
+    /// Lines a fork copied carry `requestSessionId` = the session they were
+    /// billed to: they are part of its conversation, not of its usage.
+    #[test]
+    fn a_forks_copied_responses_are_its_conversation_not_its_usage() {
+        let uuid = |n: u8| format!(r#","uuid":"00000000-0000-0000-0000-0000000000{n:02x}""#);
+        let copied = |id: &str, n: u8| {
+            response(
+                id,
+                5,
+                &format!(r#","requestSessionId":"parent"{}"#, uuid(n)),
+            )
+        };
+        let text = [
+            copied("m1", 1),
+            copied("m2", 2),
+            response("m3", 7, &uuid(3)),
+            // Its own request, named: still its own.
+            response(
+                "m4",
+                11,
+                &format!(r#","requestSessionId":"fork"{}"#, uuid(4)),
+            ),
+        ]
+        .join("\n")
+            + "\n";
+        let f = facts(&text);
+        assert_eq!(f.usage.totals().output, 7 + 11);
+        assert_eq!(f.response_count, 4);
+        assert_eq!(
+            f.forked_from,
+            Some(ForkPoint {
+                parent: "parent".into(),
+                at: 2
+            })
+        );
+        assert_eq!(f.last_response_uuid, Some(4));
+        // Not a fork: every response its own.
+        let plain = facts(&(response("m1", 5, "") + "\n" + &response("m2", 5, "") + "\n"));
+        assert_eq!(plain.usage.totals().output, 10);
+        assert_eq!(plain.forked_from, None);
+    }
+
+    /// A response's lines count once; subagents' responses and generated
+    /// lines are not the main conversation's.
+    #[test]
+    fn responses_are_counted_once_on_the_main_chain() {
+        let text = [
+            response("m1", 1, ""),
+            response("m1", 9, ""),
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"r"}]}}"#.to_owned(),
+            response("m2", 1, ""),
+            response("m3", 1, r#","isSidechain":true"#),
+            r#"{"type":"assistant","message":{"id":"m4","model":"<synthetic>","usage":{"input_tokens":0,"output_tokens":0}}}"#.to_owned(),
+            response("m5", 1, ""),
+        ]
+        .join("\n")
+            + "\n";
+        assert_eq!(facts(&text).response_count, 3);
+    }
+
+    /// The last `cost-state` is the session's accounting; the first after
+    /// each response is kept for the forks made there.
+    #[test]
+    fn cost_states_are_kept_with_the_response_they_follow() {
+        let cost = |input: u64, usd: &str, unknown: &str| {
+            format!(
+                r#"{{"type":"cost-state","sessionId":"s","totalCostUSD":{usd},"modelUsage":{{"claude-opus-5-5":{{"inputTokens":{input},"outputTokens":2,"thinkingTokens":0,"cacheReadInputTokens":3,"cacheCreationInputTokens":4,"webSearchRequests":0,"costUSD":0.5}},"claude-haiku-5-5":{{"inputTokens":10,"outputTokens":20,"cacheReadInputTokens":30,"cacheCreationInputTokens":40,"costUSD":0.25}}}}{unknown}}}"#
+            )
+        };
+        let uuid = |n: u8| format!(r#","uuid":"00000000-0000-0000-0000-0000000000{n:02x}""#);
+        let text = [
+            response("m1", 1, &uuid(1)),
+            cost(1, "0.75", ""),
+            // A run without a response (a compaction): no mark of its own.
+            cost(5, "1.5", ""),
+            response("m2", 1, &uuid(2)),
+            cost(9, "2.5", r#","hasUnknownModelCost":true"#),
+        ]
+        .join("\n")
+            + "\n";
+        let f = facts(&text);
+        let usage = |input: u64| Usage {
+            input: input + 10,
+            output: 22,
+            cache_read: 33,
+            cache_creation: 44,
+        };
+        assert_eq!(
+            f.cost_state,
+            Some(CostState {
+                usage: usage(9),
+                cost_usd: Some(2.5),
+                unknown_model_cost: true,
+            })
+        );
+        assert_eq!(
+            f.cost_marks,
+            [
+                CostMark {
+                    after: 1,
+                    usage: usage(1),
+                    cost_usd: Some(0.75)
+                },
+                CostMark {
+                    after: 2,
+                    usage: usage(9),
+                    cost_usd: Some(2.5)
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn entrypoint_is_the_first_and_the_context_model_the_last_responses() {
+        let text = [
+            r#"{"type":"queue-operation"}"#.to_owned(),
+            response("m1", 1, r#","entrypoint":"sdk-cli""#),
+            response("m2", 1, r#","entrypoint":"cli""#)
+                .replace("claude-opus-5-5", "claude-sonnet-4-5"),
+            response("m3", 1, r#","isSidechain":true"#)
+                .replace("claude-opus-5-5", "claude-haiku-5-5"),
+        ]
+        .join("\n")
+            + "\n";
+        let f = facts(&text);
+        assert_eq!(f.entrypoint.as_deref(), Some("sdk-cli"));
+        assert_eq!(f.context_model.as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(
+            f.models,
+            ["claude-opus-5-5", "claude-sonnet-4-5", "claude-haiku-5-5"]
+        );
     }
 
     #[test]
