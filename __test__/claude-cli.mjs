@@ -19,7 +19,7 @@ import { cacheDir, installOnce } from './openclaw/env.mjs';
 /** The Claude Code release the suites run. */
 export const CLAUDE_CODE = '2.1.328';
 
-/** The platform package npm installs beside `@anthropic-ai/claude-code` for this machine. */
+/** The platform package npm installs beside `@anthropic-ai/claude-code` for the running platform and CPU. */
 function platformPackage() {
   const arch = process.arch;
   if (process.platform === 'win32') return { name: `claude-code-win32-${arch}`, exe: 'claude.exe' };

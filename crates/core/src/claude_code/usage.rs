@@ -6,7 +6,8 @@
 //! copies. Counting each line would inflate input and cache counts 2-4x, so
 //! lines are grouped by (`message.id`, `requestId`) — or (`message.id`,
 //! `sessionId`) without a request id — and each group counts once, with the
-//! largest `output_tokens` seen (research: claude-code-jsonl.md §4).
+//! largest `output_tokens` seen (docs/formats.md, "Usage: one count per API
+//! response").
 
 use super::fixed128::Fixed128;
 use serde::{Deserialize, Serialize};
@@ -15,9 +16,13 @@ use std::collections::HashMap;
 /// The four counters of one response.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// `input_tokens`: prompt tokens not read from or written to the cache.
     pub input: u64,
+    /// `output_tokens`.
     pub output: u64,
+    /// `cache_creation_input_tokens`: prompt tokens written to the cache.
     pub cache_creation: u64,
+    /// `cache_read_input_tokens`: prompt tokens read from the cache.
     pub cache_read: u64,
 }
 

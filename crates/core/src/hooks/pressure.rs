@@ -48,8 +48,9 @@ pub struct ContextPressure {
     /// of the last main-chain response (see
     /// [`crate::claude_code::context_window`]).
     pub window: u64,
+    /// `WARNING` from the threshold, `CRITICAL` from halfway between it and 100.
     pub level: PressureLevel,
-    /// The seed's one-line form, e.g. `context: 72% [WARNING]`.
+    /// The one-line form for a status line, e.g. `context: 72% [WARNING]`.
     pub line: String,
 }
 

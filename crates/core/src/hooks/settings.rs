@@ -1,4 +1,4 @@
-//! The hook registry (seed 004): global `hook_settings`, per-agent overrides,
+//! The hook registry (docs/api/hooks.md): global `hook_settings`, per-agent overrides,
 //! strict validation with JSON paths, and the field-by-field merge
 //! per-agent > global > built-in defaults.
 
@@ -54,7 +54,9 @@ impl Default for HookSettings {
 /// `$.agents[1].hook_settings.hook_mode`) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryProblem {
+    /// JSON path of the problem, e.g. `$.agents[1].hook_settings.hook_mode`.
     pub path: String,
+    /// What is wrong there.
     pub message: String,
 }
 

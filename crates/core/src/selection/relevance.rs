@@ -12,9 +12,13 @@ use std::time::Duration;
 /// What a relevance call asks the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RelevanceRequest {
+    /// The whole prompt: the task, the numbered sessions and the JSON answer expected.
     pub prompt: String,
+    /// The resolved model id.
     pub model: String,
+    /// The caller's `relevanceMaxTokens`, as given.
     pub max_tokens: f64,
+    /// How long the answer may take, in milliseconds.
     pub timeout_ms: u64,
 }
 
@@ -38,7 +42,7 @@ pub fn resolve_model_id(model: &str) -> String {
     .to_owned()
 }
 
-/// The seed's relevance prompt for `task` and the candidates.
+/// The original design's relevance prompt for `task` and the candidates.
 pub fn relevance_prompt(task: &str, candidates: &[Candidate]) -> String {
     let list: Vec<String> = candidates
         .iter()

@@ -1,6 +1,6 @@
 //! Which agent databases this addon reads and writes: the schema versions it
 //! was tested against, each with the exact columns of every table it touches
-//! (research: openclaw-sqlite-store.md §1–2). Anything else is refused
+//! (read from OpenClaw's own schema). Anything else is refused
 //! before a single row is read.
 
 use crate::error::{Error, ErrorCode, Result};
@@ -13,6 +13,7 @@ pub const SUPPORTED_VERSIONS: [u32; 3] = [19, 21, 23];
 /// What differs between the supported versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schema {
+    /// The store's schema version (one of [`SUPPORTED_VERSIONS`]).
     pub version: u32,
     /// `transcript_events` has `event_zstd`, `event_utf8_bytes` and
     /// `navigation_json` (schema 23).
