@@ -270,6 +270,11 @@ export interface ContextPressure {
    */
   tokens: number
   /**
+   * The context window `percent` is of, in tokens: `contextWindow` when
+   * given, else that of the session's model.
+   */
+  contextWindow: number
+  /**
    * `WARNING` from `threshold` percent, `CRITICAL` from halfway between
    * the threshold and 100, else `OK`.
    */
@@ -282,7 +287,11 @@ export interface ContextPressure {
 export interface ContextPressureOptions {
   /** The Claude Code transcript (the hook input's `transcript_path`). */
   transcriptPath: string
-  /** Tokens of the model's context window; default 200000. */
+  /**
+   * Tokens of the model's context window. Default: the window of the
+   * model of the last main-chain response (1000000 for today's models
+   * such as `claude-opus-5-5`, 200000 for older ones and unknown ids).
+   */
   contextWindow?: number
   /** Percentage from which the level is `WARNING`, 1–100; default 70. */
   threshold?: number
@@ -371,11 +380,17 @@ export interface DiscoveredSession {
    */
   isRunning: boolean
   /**
-   * Deduplicated input tokens (each API response counted once, cache reads
-   * and writes not included), subagents included.
+   * Input tokens the API billed under the session's id: the CLI's own
+   * accounting (its last `cost-state`: compaction calls and subagents
+   * included; for a fork, beyond what it inherited) where the transcript
+   * has it, else its responses deduplicated (subagents included, a
+   * fork's copied responses not).
    */
   totalInputTokens: number
-  /** Deduplicated output tokens (largest count per response), subagents included. */
+  /**
+   * Output tokens, counted as `totalInputTokens` (largest count per
+   * response where read from the responses).
+   */
   totalOutputTokens: number
   /**
    * `compact_boundary` records of the main chain (automatic and manual
@@ -387,19 +402,35 @@ export interface DiscoveredSession {
    * prompt, else the first 8 characters of the session id.
    */
   title: string
-  /** Deduplicated prompt tokens read from the prompt cache, subagents included. */
+  /** Cache-read tokens, counted as `totalInputTokens`. */
   cacheReadTokens: number
-  /** Deduplicated prompt tokens written to the prompt cache, subagents included. */
+  /** Cache-write tokens (both lifetimes), counted as `totalInputTokens`. */
   cacheCreationTokens: number
   /**
    * What the context holds now, in tokens: prompt size (input plus cache
    * reads and writes) of the last main-chain response; 0 before the first.
    */
   contextTokens: number
-  /** Models that answered, in order of first use (e.g. `claude-sonnet-4-5`). */
+  /**
+   * Models the session's responses came from, its subagents' included,
+   * in order of first use (`<synthetic>` never).
+   */
   models: Array<string>
   /** Subagent transcripts folded into this session. */
   subagentCount: number
+  /**
+   * Prompts a person or host typed on the main conversation: not the
+   * prompts the CLI generated (task notifications, compaction summaries,
+   * meta lines, local commands and their output); a fork's copied
+   * history included.
+   */
+  promptCount: number
+  /**
+   * API responses of the main conversation, each counted once however
+   * many transcript lines it spans; a fork's copied history included,
+   * compaction calls and subagents' responses not.
+   */
+  responseCount: number
   /** Files the session's tool calls named, most recent last (at most 64). */
   filesTouched: Array<string>
   /**
@@ -407,7 +438,12 @@ export interface DiscoveredSession {
    * `native-only` sessions.
    */
   agentId?: string
-  /** Cost in USD the registry recorded; absent for `native-only` sessions. */
+  /**
+   * US dollars. A session OpenClaw spawned: what its registry recorded.
+   * Any other: the CLI's own figure from its last `cost-state` (for a
+   * fork, beyond what it inherited); absent where the transcript has
+   * none, or where the CLI had no price for a model it used.
+   */
   totalCostUsd?: number
   /** Turns the registry recorded; absent for `native-only` sessions. */
   totalTurns?: number
@@ -452,6 +488,25 @@ export interface DiscoveredSession {
   lastUserMessage?: string
   /** Path of the main transcript, when it was found. */
   transcriptPath?: string
+  /**
+   * Tokens the context window of the session's model holds (the model
+   * of its last main-chain response): 1000000 for today's models such
+   * as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
+   * the `contextWindows` option says. Absent before the first response.
+   */
+  contextWindow?: number
+  /**
+   * How the session was started, as its transcript records it: `cli`
+   * (a terminal), `sdk-cli` (`claude -p`), `sdk-ts` (the SDK, ACP
+   * adapters), or an editor's kind. Absent where no line names it
+   * (Claude Code before 2.1).
+   */
+  entrypoint?: string
+  /**
+   * The Claude Code version that last wrote to the transcript (e.g.
+   * `2.1.328`). Absent where no line names one.
+   */
+  version?: string
 }
 
 /**
@@ -484,6 +539,12 @@ export interface DiscoverOptions {
    * `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
    */
   persistentCache?: boolean
+  /**
+   * Context windows (tokens) by model id, for models the built-in table
+   * does not know or knows otherwise (a gateway's own ids, say); see
+   * `contextWindow` of a session.
+   */
+  contextWindows?: Record<string, number>
 }
 
 /**
@@ -1146,6 +1207,11 @@ export interface ProjectStatusOptions {
    * see `DiscoverOptions.persistentCache`).
    */
   persistentCache?: boolean
+  /**
+   * Context windows (tokens) by model id, for session discovery (see
+   * `DiscoverOptions.contextWindows`).
+   */
+  contextWindows?: Record<string, number>
 }
 
 /**
@@ -1418,7 +1484,10 @@ export interface SelectionSession {
   firstMessage: string
   /** When the session was last modified (a JS `Date`): recency. */
   lastModified: Date
-  /** Non-blank transcript lines: size and health. */
+  /**
+   * Non-blank transcript lines: the conversation's length (large, health,
+   * tokens per message) when `promptCount` and `responseCount` are absent.
+   */
   messageCount: number
   /** Transcript size in bytes: health (over 5 MB costs). */
   fileSizeBytes: number
@@ -1433,7 +1502,10 @@ export interface SelectionSession {
    * absent: computed from `totalCostUsd / maxBudgetUsd` when both are known.
    */
   budgetUsedPct?: number
-  /** Input tokens so far: capacity (tokens per message). */
+  /**
+   * Input tokens so far: capacity (tokens per message, against the
+   * context window / 50).
+   */
   totalInputTokens: number
   /** Output tokens so far: capacity (tokens per message). */
   totalOutputTokens: number
@@ -1443,6 +1515,22 @@ export interface SelectionSession {
   title?: string
   /** Files the session touched, read by the offline relevance fallback. */
   filesTouched?: Array<string>
+  /**
+   * Prompts a person or host typed (`DiscoveredSession.promptCount`).
+   * With `responseCount`, the length of the conversation the
+   * long-session rules read; without both, `messageCount` is read.
+   */
+  promptCount?: number
+  /**
+   * API responses of the main conversation
+   * (`DiscoveredSession.responseCount`).
+   */
+  responseCount?: number
+  /**
+   * Tokens the context window of the session's model holds
+   * (`DiscoveredSession.contextWindow`); 200000 when absent.
+   */
+  contextWindow?: number
 }
 
 /** The sessions part of a briefing. */

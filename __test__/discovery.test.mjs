@@ -428,3 +428,50 @@ test('the package discoverSessions (JSON across the boundary) returns exactly wh
   const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   assert.match(out, /^compared \d+/);
 });
+
+// What the real Claude Code 2.1.328 wrote, with what the API billed per session id (fixtures/claude-code-2.1).
+const CC21 = path.join(root, 'fixtures', 'claude-code-2.1');
+const cc21Manifest = () => JSON.parse(fs.readFileSync(path.join(CC21, 'manifest.json'), 'utf8'));
+function cc21Config() {
+  const dir = tempDir('osi-claude21-');
+  fs.cpSync(path.join(CC21, 'projects'), path.join(dir, 'projects'), { recursive: true });
+  return dir;
+}
+
+test('Claude Code 2.1: usage as billed, the CLI\'s own cost, prompts as typed, every model, conversation length, how it was started', async () => {
+  const claudeConfigDir = cc21Config();
+  const manifest = cc21Manifest();
+  const requests = fs.readFileSync(path.join(CC21, 'api-requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const compaction = (r) => r.prompt.startsWith('CRITICAL: Respond with TEXT ONLY');
+  for (const [name, m] of Object.entries(manifest.sessions)) {
+    const sessions = await addon.discoverSessions(m.cwd, { claudeConfigDir, registryRoot: noRegistry(), persistentCache: false });
+    const s = sessions.find((x) => x.sessionId === m.sessionId);
+    assert.ok(s, name);
+    assert.deepEqual([s.totalInputTokens, s.totalOutputTokens, s.cacheReadTokens, s.cacheCreationTokens],
+      [m.api.inputTokens, m.api.outputTokens, m.api.cacheReadTokens, m.api.cacheCreationTokens], `${name}: tokens as billed`);
+    const cost = m.runs.at(-1).totalCostUsd - (m.costAtFork ?? 0);
+    assert.ok(Math.abs(s.totalCostUsd - cost) < 1e-9, `${name}: cost ${s.totalCostUsd} vs ${cost}`);
+    const typed = [...(m.inheritedPrompts ?? []), ...m.prompts].filter((p) => !p.startsWith('/'));
+    assert.equal(s.firstMessage, typed[0], name);
+    assert.equal(s.lastUserMessage, typed.at(-1), name);
+    assert.equal(s.promptCount, typed.length, name);
+    const models = [...new Set(requests.filter((r) => r.sessionId === m.sessionId).map((r) => r.model))];
+    assert.deepEqual(s.models, models, name);
+    const own = requests.filter((r) => r.sessionId === m.sessionId && r.agentId === null && !compaction(r)).length;
+    assert.equal(s.responseCount, own + (m.inheritedPrompts?.length ?? 0), name);
+    assert.equal(s.entrypoint, 'sdk-cli', name);
+    assert.equal(s.version, manifest.claudeCode, name);
+    assert.equal(s.contextWindow, 1_000_000, name);
+    assert.ok(s.messageCount > s.promptCount + s.responseCount, `${name}: lines are not the conversation's length`);
+  }
+});
+
+test('Claude Code 2.1: the contextWindows option overrides the built-in table', async () => {
+  const claudeConfigDir = cc21Config();
+  const m = cc21Manifest().sessions.named;
+  const find = async (contextWindows) => (await addon.discoverSessions(m.cwd, { claudeConfigDir, registryRoot: noRegistry(), persistentCache: false, contextWindows }))
+    .find((x) => x.sessionId === m.sessionId);
+  assert.equal((await find(undefined)).contextWindow, 1_000_000);
+  assert.equal((await find({ 'claude-opus-5-5': 400_000 })).contextWindow, 400_000);
+  assert.equal((await find({ 'claude-opus-5-5': 0, other: 5 })).contextWindow, 1_000_000);
+});

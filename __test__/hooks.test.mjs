@@ -30,7 +30,7 @@ test('contextPressure levels, window and threshold; coded errors', async () => {
   const file = path.join(dir, 's.jsonl');
   const lines = [userLine('s', 'hello'), assistantLine('s', 'msg_1', { input_tokens: 2000, cache_read_input_tokens: 142000 })];
   fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  assert.deepEqual(await addon.contextPressure({ transcriptPath: file }), { percent: 72, tokens: 144000, level: 'WARNING', line: 'context: 72% [WARNING]' });
+  assert.deepEqual(await addon.contextPressure({ transcriptPath: file }), { percent: 72, tokens: 144000, contextWindow: 200000, level: 'WARNING', line: 'context: 72% [WARNING]' });
   assert.equal((await addon.contextPressure({ transcriptPath: file, threshold: 80 })).line, 'context: 72% [OK]');
   assert.equal((await addon.contextPressure({ transcriptPath: file, threshold: 40 })).level, 'CRITICAL');
   assert.equal((await addon.contextPressure({ transcriptPath: file, contextWindow: 1_000_000 })).line, 'context: 14% [OK]');
@@ -40,6 +40,26 @@ test('contextPressure levels, window and threshold; coded errors', async () => {
   for (const threshold of [2 ** 32 + 80, 80.5, -1, Number.NaN]) {
     await assert.rejects(addon.contextPressure({ transcriptPath: file, threshold }), (e) => e.code === 'E_INVALID_ARGUMENT' && /threshold/.test(e.message), String(threshold));
   }
+});
+
+test('contextPressure takes the window of the session model: 1,000,000 for claude-opus-5-5 as the real CLI reports, unless given', async () => {
+  const dir = tempDir('osi-hooks-');
+  const file = path.join(dir, 's.jsonl');
+  const line = assistantLine('s', 'msg_1', { input_tokens: 2000, cache_read_input_tokens: 142000 });
+  line.message.model = 'claude-opus-5-5';
+  fs.writeFileSync(file, JSON.stringify(line) + '\n');
+  assert.deepEqual(await addon.contextPressure({ transcriptPath: file }), { percent: 14, tokens: 144000, contextWindow: 1_000_000, level: 'OK', line: 'context: 14% [OK]' });
+  assert.equal((await addon.contextPressure({ transcriptPath: file, contextWindow: 200_000 })).line, 'context: 72% [WARNING]');
+  // What the real CLI wrote; discovery reports the same window.
+  const claude = tempDir('osi-claude21-');
+  fs.cpSync(path.join(import.meta.dirname, '..', 'fixtures', 'claude-code-2.1', 'projects'), path.join(claude, 'projects'), { recursive: true });
+  const repo = '/tmp/osi-claude-code-2.1/work/alpha';
+  const [s] = (await addon.discoverSessions(repo, { claudeConfigDir: claude, persistentCache: false })).filter((x) => x.sessionId === '9b37d184-fdfd-4a93-980c-cb3cd84ac0b6');
+  const p = await addon.contextPressure({ transcriptPath: s.transcriptPath });
+  assert.equal(s.contextWindow, 1_000_000);
+  assert.equal(p.contextWindow, s.contextWindow);
+  assert.equal(p.tokens, s.contextTokens);
+  assert.equal(p.percent, Math.round((p.tokens * 100) / 1_000_000));
 });
 
 const REGISTRY = {

@@ -195,6 +195,28 @@ test('a host callback is used instead of the API, and its failures fall back', a
   }
 });
 
+test('a 2.1 transcript padded with bookkeeping lines is long by its prompts and responses, not its lines', async () => {
+  const offline = { enabled: false };
+  // 900 lines (what 2.1 writes for about 40 prompts and 60 responses), an unrelated task.
+  const padded = session('s1', 'Update README formatting', { messageCount: 900 });
+  const counted = { ...padded, promptCount: 40, responseCount: 60 };
+  const byLines = await addon.selectSession(TASK, '/repo', 'main', status([padded]), undefined, undefined, offline);
+  assert.match(byLines.scores[0].reason, /large session \(900 messages\)/);
+  const byCounts = await addon.selectSession(TASK, '/repo', 'main', status([counted]), undefined, undefined, offline);
+  assert.ok(byCounts.scores[0].score > 0, byCounts.scores[0].reason);
+  assert.equal(byCounts.scores[0].factors.sessionHealth, 0.15);
+  const long = await addon.selectSession(TASK, '/repo', 'main', status([{ ...counted, promptCount: 150, responseCount: 360 }]), undefined, undefined, offline);
+  assert.match(long.scores[0].reason, /large session \(510 messages\)/);
+});
+
+test('token density is weighed against the session model\'s context window', async () => {
+  const offline = { enabled: false };
+  const dense = session('s1', 'Refactor the webhook handler', { messageCount: 10, totalInputTokens: 50_000, totalOutputTokens: 50_000 });
+  const capacity = async (s) => (await addon.selectSession(TASK, '/repo', 'main', status([s]), undefined, undefined, offline)).scores[0].factors.contextCapacity;
+  assert.ok(Math.abs((await capacity(dense)) - 0.12) < 1e-9);
+  assert.ok(Math.abs((await capacity({ ...dense, contextWindow: 1_000_000 })) - 0.15) < 1e-9);
+});
+
 test('decision order and the caller\'s threshold', async () => {
   const offline = { enabled: false };
   assert.equal((await addon.selectSession(TASK, '/repo', 'main', status([S1], [S2]), undefined, undefined, offline)).action, 'queue');

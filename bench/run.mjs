@@ -167,6 +167,9 @@ function discovery(shape) {
   ]);
   const inProcess = medianOfRuns(repeated.outputs);
   const ourSessions = JSON.parse(fs.readFileSync(ours, 'utf8'));
+  // Like with like: the generated corpus has no `cost-state` lines and no forks, so our totals
+  // are the responses' (as ccusage's are). On Claude Code 2.1 transcripts with `cost-state` they
+  // are the CLI's own accounting instead, compaction calls included (COMPATIBILITY.md).
   const theirs = new Map(JSON.parse(cc.stdout).session.map((s) => [s.period, s]));
   let mismatches = 0;
   for (const s of ourSessions) {

@@ -37,6 +37,25 @@ pub struct DiscoverOptions {
     /// `OPENCLAW_SESSION_INTEL_CACHE=off`; the folder is
     /// `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
     pub persistent_cache: Option<bool>,
+    /// Context windows (tokens) by model id, for models the built-in table
+    /// does not know or knows otherwise (a gateway's own ids, say); see
+    /// `contextWindow` of a session.
+    pub context_windows: Option<std::collections::HashMap<String, f64>>,
+}
+
+/// The context windows an option gives, as core reads them.
+pub fn context_windows(
+    option: Option<&std::collections::HashMap<String, f64>>,
+) -> cc::context_window::ContextWindows {
+    let mut overrides: Vec<(String, u64)> = option
+        .into_iter()
+        .flatten()
+        .filter(|(_, w)| w.is_finite() && **w >= 1.0)
+        .map(|(model, w)| (model.clone(), *w as u64))
+        .collect();
+    // One order for one set of windows: a repeat call finds it unchanged.
+    overrides.sort();
+    cc::context_window::ContextWindows { overrides }
 }
 
 impl From<DiscoverOptions> for cc::DiscoverOptions {
@@ -51,6 +70,7 @@ impl From<DiscoverOptions> for cc::DiscoverOptions {
                 _ => cc::PersistentCache::Default,
             },
             stat_every_file: false,
+            context_windows: context_windows(o.context_windows.as_ref()),
         }
     }
 }
@@ -90,10 +110,14 @@ pub struct DiscoveredSession {
     /// `<config>/sessions/`, with the process alive and started when the
     /// record says), or the host said so (`runningSessionIds`, `repoBusy`).
     pub is_running: bool,
-    /// Deduplicated input tokens (each API response counted once, cache reads
-    /// and writes not included), subagents included.
+    /// Input tokens the API billed under the session's id: the CLI's own
+    /// accounting (its last `cost-state`: compaction calls and subagents
+    /// included; for a fork, beyond what it inherited) where the transcript
+    /// has it, else its responses deduplicated (subagents included, a
+    /// fork's copied responses not).
     pub total_input_tokens: i64,
-    /// Deduplicated output tokens (largest count per response), subagents included.
+    /// Output tokens, counted as `totalInputTokens` (largest count per
+    /// response where read from the responses).
     pub total_output_tokens: i64,
     /// `compact_boundary` records of the main chain (automatic and manual
     /// compactions).
@@ -101,17 +125,27 @@ pub struct DiscoveredSession {
     /// Custom title, else generated title, else summary title, else first
     /// prompt, else the first 8 characters of the session id.
     pub title: String,
-    /// Deduplicated prompt tokens read from the prompt cache, subagents included.
+    /// Cache-read tokens, counted as `totalInputTokens`.
     pub cache_read_tokens: i64,
-    /// Deduplicated prompt tokens written to the prompt cache, subagents included.
+    /// Cache-write tokens (both lifetimes), counted as `totalInputTokens`.
     pub cache_creation_tokens: i64,
     /// What the context holds now, in tokens: prompt size (input plus cache
     /// reads and writes) of the last main-chain response; 0 before the first.
     pub context_tokens: i64,
-    /// Models that answered, in order of first use (e.g. `claude-sonnet-4-5`).
+    /// Models the session's responses came from, its subagents' included,
+    /// in order of first use (`<synthetic>` never).
     pub models: Vec<String>,
     /// Subagent transcripts folded into this session.
     pub subagent_count: u32,
+    /// Prompts a person or host typed on the main conversation: not the
+    /// prompts the CLI generated (task notifications, compaction summaries,
+    /// meta lines, local commands and their output); a fork's copied
+    /// history included.
+    pub prompt_count: i64,
+    /// API responses of the main conversation, each counted once however
+    /// many transcript lines it spans; a fork's copied history included,
+    /// compaction calls and subagents' responses not.
+    pub response_count: i64,
     /// Files the session's tool calls named, most recent last (at most 64).
     pub files_touched: Vec<String>,
     // Options last: Node-API sets the fields that are always there first,
@@ -120,7 +154,10 @@ pub struct DiscoveredSession {
     /// `native-only` sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
-    /// Cost in USD the registry recorded; absent for `native-only` sessions.
+    /// US dollars. A session OpenClaw spawned: what its registry recorded.
+    /// Any other: the CLI's own figure from its last `cost-state` (for a
+    /// fork, beyond what it inherited); absent where the transcript has
+    /// none, or where the CLI had no price for a model it used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost_usd: Option<f64>,
     /// Turns the registry recorded; absent for `native-only` sessions.
@@ -165,6 +202,22 @@ pub struct DiscoveredSession {
     /// Path of the main transcript, when it was found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
+    /// Tokens the context window of the session's model holds (the model
+    /// of its last main-chain response): 1000000 for today's models such
+    /// as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
+    /// the `contextWindows` option says. Absent before the first response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<f64>,
+    /// How the session was started, as its transcript records it: `cli`
+    /// (a terminal), `sdk-cli` (`claude -p`), `sdk-ts` (the SDK, ACP
+    /// adapters), or an editor's kind. Absent where no line names it
+    /// (Claude Code before 2.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entrypoint: Option<String>,
+    /// The Claude Code version that last wrote to the transcript (e.g.
+    /// `2.1.328`). Absent where no line names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 impl From<&cc::DiscoveredSession> for DiscoveredSession {
@@ -211,6 +264,11 @@ impl From<cc::DiscoveredSession> for DiscoveredSession {
             last_user_message: s.last_user_message,
             transcript_path: s.transcript_path,
             files_touched: s.files_touched,
+            prompt_count: s.prompt_count as i64,
+            response_count: s.response_count as i64,
+            context_window: s.context_window.map(|w| w as f64),
+            entrypoint: s.entrypoint,
+            version: s.version,
         }
     }
 }

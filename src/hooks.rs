@@ -11,7 +11,9 @@ use session_intel_core::hooks::{pane, pressure, settings};
 pub struct ContextPressureOptions {
     /// The Claude Code transcript (the hook input's `transcript_path`).
     pub transcript_path: String,
-    /// Tokens of the model's context window; default 200000.
+    /// Tokens of the model's context window. Default: the window of the
+    /// model of the last main-chain response (1000000 for today's models
+    /// such as `claude-opus-5-5`, 200000 for older ones and unknown ids).
     pub context_window: Option<f64>,
     /// Percentage from which the level is `WARNING`, 1–100; default 70.
     pub threshold: Option<f64>,
@@ -25,6 +27,9 @@ pub struct ContextPressure {
     /// Prompt tokens of the last main-chain response (input plus cache reads
     /// and writes); 0 before the first response.
     pub tokens: f64,
+    /// The context window `percent` is of, in tokens: `contextWindow` when
+    /// given, else that of the session's model.
+    pub context_window: f64,
     /// `WARNING` from `threshold` percent, `CRITICAL` from halfway between
     /// the threshold and 100, else `OK`.
     #[napi(ts_type = "\"OK\" | \"WARNING\" | \"CRITICAL\"")]
@@ -59,6 +64,7 @@ impl From<pressure::ContextPressure> for ContextPressure {
         ContextPressure {
             percent: p.percent,
             tokens: p.tokens as f64,
+            context_window: p.window as f64,
             level: p.level.as_str().to_string(),
             line: p.line,
         }

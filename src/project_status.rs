@@ -30,6 +30,9 @@ pub struct ProjectStatusOptions {
     /// Keep session scans in a cache file between processes (default true;
     /// see `DiscoverOptions.persistentCache`).
     pub persistent_cache: Option<bool>,
+    /// Context windows (tokens) by model id, for session discovery (see
+    /// `DiscoverOptions.contextWindows`).
+    pub context_windows: Option<std::collections::HashMap<String, f64>>,
 }
 
 impl From<ProjectStatusOptions> for ps::ProjectStatusOptions {
@@ -40,6 +43,7 @@ impl From<ProjectStatusOptions> for ps::ProjectStatusOptions {
             running_session_ids: o.running_session_ids,
             repo_busy: o.repo_busy,
             persistent_cache: o.persistent_cache,
+            context_windows: o.context_windows,
         };
         ps::ProjectStatusOptions {
             discover: discover.into(),

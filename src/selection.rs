@@ -91,7 +91,8 @@ pub struct SelectionSession {
     pub first_message: String,
     /// When the session was last modified (a JS `Date`): recency.
     pub last_modified: DateTime<Utc>,
-    /// Non-blank transcript lines: size and health.
+    /// Non-blank transcript lines: the conversation's length (large, health,
+    /// tokens per message) when `promptCount` and `responseCount` are absent.
     pub message_count: f64,
     /// Transcript size in bytes: health (over 5 MB costs).
     pub file_size_bytes: f64,
@@ -104,7 +105,8 @@ pub struct SelectionSession {
     /// Share of the budget used, 0–1 (0.7 or more forces a fresh start);
     /// absent: computed from `totalCostUsd / maxBudgetUsd` when both are known.
     pub budget_used_pct: Option<f64>,
-    /// Input tokens so far: capacity (tokens per message).
+    /// Input tokens so far: capacity (tokens per message, against the
+    /// context window / 50).
     pub total_input_tokens: f64,
     /// Output tokens so far: capacity (tokens per message).
     pub total_output_tokens: f64,
@@ -114,6 +116,16 @@ pub struct SelectionSession {
     pub title: Option<String>,
     /// Files the session touched, read by the offline relevance fallback.
     pub files_touched: Option<Vec<String>>,
+    /// Prompts a person or host typed (`DiscoveredSession.promptCount`).
+    /// With `responseCount`, the length of the conversation the
+    /// long-session rules read; without both, `messageCount` is read.
+    pub prompt_count: Option<f64>,
+    /// API responses of the main conversation
+    /// (`DiscoveredSession.responseCount`).
+    pub response_count: Option<f64>,
+    /// Tokens the context window of the session's model holds
+    /// (`DiscoveredSession.contextWindow`); 200000 when absent.
+    pub context_window: Option<f64>,
 }
 
 /// The branch part of a briefing.
@@ -276,6 +288,9 @@ impl From<SelectionSession> for sel::Candidate {
             total_cost_usd: s.total_cost_usd,
             total_input_tokens: s.total_input_tokens,
             total_output_tokens: s.total_output_tokens,
+            prompt_count: s.prompt_count,
+            response_count: s.response_count,
+            context_window: s.context_window,
         }
     }
 }

@@ -280,3 +280,41 @@ fn wake_message_sections() {
     });
     assert!(m.contains("state: idle\n\n[PANE CONTENT]\n(empty)\n\n[CONTEXT PRESSURE]\ncontext: unknown\n\n[AVAILABLE ACTIONS]\n- /gsd:next\n"));
 }
+
+/// The window is the session model's: a million tokens for today's models
+/// (as the real CLI reports for `claude-opus-5-5`), 200,000 for older ones;
+/// the caller's window wins.
+#[test]
+fn pressure_takes_the_window_of_the_sessions_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let line = assistant("m1", 4_000, 140_000, "");
+    fs::write(
+        &path,
+        line.replace("claude-opus-4-6", "claude-opus-5-5") + "\n",
+    )
+    .unwrap();
+    let p = context_pressure(&path, None, None).unwrap();
+    assert_eq!(
+        (p.tokens, p.window, p.percent, p.level),
+        (144_000, 1_000_000, 14, PressureLevel::Ok)
+    );
+    assert_eq!(
+        context_pressure(&path, Some(200_000), None)
+            .unwrap()
+            .percent,
+        72
+    );
+    fs::write(&path, line.clone() + "\n").unwrap();
+    let p = context_pressure(&path, None, None).unwrap();
+    assert_eq!((p.window, p.percent), (200_000, 72));
+
+    // What the real CLI wrote.
+    let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../fixtures/claude-code-2.1/projects/-tmp-osi-claude-code-2-1-work-alpha/9b37d184-fdfd-4a93-980c-cb3cd84ac0b6.jsonl",
+    );
+    let p = context_pressure(&real, None, None).unwrap();
+    assert_eq!(p.window, 1_000_000);
+    assert!(p.tokens > 0);
+    assert_eq!(p.percent, ((p.tokens * 100 + 500_000) / 1_000_000) as u32);
+}

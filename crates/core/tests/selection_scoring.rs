@@ -408,3 +408,81 @@ async fn decision_order() {
     assert_eq!(d.action, "fresh");
     assert!(d.reason.starts_with("Start fresh (score: "));
 }
+
+/// Claude Code 2.1 pads transcripts with bookkeeping lines: where discovery
+/// counted prompts and responses, the long-conversation rules read those,
+/// not the line count; a session without them keeps the reference's rule.
+#[test]
+fn long_conversation_rules_read_prompts_and_responses_when_counted() {
+    let padded = |prompts: Option<f64>, responses: Option<f64>| Candidate {
+        message_count: 940.0,
+        prompt_count: prompts,
+        response_count: responses,
+        ..cand()
+    };
+    // 940 lines but 40 prompts and 60 responses: no soft ceiling, healthy.
+    let short = score_session(
+        &padded(Some(40.0), Some(60.0)),
+        "main",
+        &rel(0.05),
+        None,
+        0.6,
+        now(),
+    );
+    assert!(short.score > 0.0, "{}", short.reason);
+    assert_eq!(short.factors.session_health, 0.15);
+    // The reference's line count alone: both rules fire.
+    let lines = score_session(&padded(None, None), "main", &rel(0.05), None, 0.6, now());
+    assert_eq!(lines.score, 0.0);
+    assert!(lines.reason.contains("940 messages"), "{}", lines.reason);
+    let lines = score_session(&padded(None, None), "main", &rel(0.9), None, 0.6, now());
+    assert!(approx(lines.factors.session_health, 0.08));
+    // A long conversation by its counts: 150 prompts, 360 responses.
+    let long = score_session(
+        &padded(Some(150.0), Some(360.0)),
+        "main",
+        &rel(0.05),
+        None,
+        0.6,
+        now(),
+    );
+    assert_eq!(long.score, 0.0);
+    assert!(long.reason.contains("510 messages"), "{}", long.reason);
+    let long = score_session(
+        &padded(Some(150.0), Some(360.0)),
+        "main",
+        &rel(0.9),
+        None,
+        0.6,
+        now(),
+    );
+    assert!(approx(long.factors.session_health, 0.08));
+}
+
+/// Tokens per message weigh against the session model's window: 10,000 per
+/// message is dense for 200,000 tokens, not for 1,000,000.
+#[test]
+fn token_density_is_measured_against_the_models_context_window() {
+    let dense = |window: Option<f64>| Candidate {
+        message_count: 10.0,
+        total_input_tokens: 50_000.0,
+        total_output_tokens: 50_000.0,
+        context_window: window,
+        ..cand()
+    };
+    let capacity = |c: &Candidate| {
+        score_session(c, "main", &rel(0.9), None, 0.6, now())
+            .factors
+            .context_capacity
+    };
+    assert!(approx(capacity(&dense(None)), 0.12));
+    assert!(approx(capacity(&dense(Some(200_000.0))), 0.12));
+    assert!(approx(capacity(&dense(Some(1_000_000.0))), 0.15));
+    // Just at the line: 4,000 per message of a 200,000 window is not dense.
+    let edge = Candidate {
+        total_input_tokens: 20_000.0,
+        total_output_tokens: 20_000.0,
+        ..dense(None)
+    };
+    assert!(approx(capacity(&edge), 0.15));
+}

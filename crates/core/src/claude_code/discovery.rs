@@ -7,6 +7,7 @@
 //! incremental [`ScanCache`]; subagent transcripts are folded into their
 //! parent session and never listed as sessions of their own.
 
+use super::context_window::ContextWindows;
 use super::dir_cache::{Listed, Round, Vouched};
 use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically};
 use super::registry::{Registry, RegistryRow};
@@ -14,6 +15,7 @@ use super::result_memo::{Inputs, Written};
 use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
 use super::transcript::TranscriptFacts;
+use super::usage::Usage;
 use crate::error::{Error, ErrorCode, Result};
 use crate::openclaw::state_dir::resolve_state_dir;
 use crate::platform::{self, FileStat};
@@ -57,6 +59,9 @@ pub struct DiscoverOptions {
     /// Stat every file on every call, never trusting the change monitor
     /// (also when `OPENCLAW_SESSION_INTEL_WATCH=off`).
     pub stat_every_file: bool,
+    /// Context windows of models the caller knows better than the built-in
+    /// table (see [`super::context_window`]).
+    pub context_windows: ContextWindows,
 }
 
 /// Token totals of a session, deduplicated (main transcript and subagents).
@@ -128,10 +133,23 @@ pub struct DiscoveredSession {
     pub last_activity: Option<DateTime<Utc>>,
     /// Prompt tokens of the last main-chain response (0 before the first).
     pub context_tokens: u64,
-    /// Models of the responses, in order of first use.
+    /// Tokens the context window of the session's model holds (the model
+    /// of its last main-chain response); `None` before any response.
+    pub context_window: Option<u64>,
+    /// Every model the session's responses came from, its subagents'
+    /// included, in order of first use.
     pub models: Vec<String>,
     /// Subagent transcripts folded into the session.
     pub subagent_count: u32,
+    /// Prompts a person or host typed (not those the CLI generated).
+    pub prompt_count: u64,
+    /// API responses of the main conversation, each counted once.
+    pub response_count: u64,
+    /// How the session was started (`cli`, `sdk-cli`, `sdk-ts`, editor
+    /// kinds), as the transcript records it.
+    pub entrypoint: Option<String>,
+    /// The Claude Code version that last wrote to the transcript.
+    pub version: Option<String>,
     /// The last real prompt, if any.
     pub last_user_message: Option<String>,
     /// Path of the main transcript, when it was found.
@@ -409,6 +427,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         running_session_ids: options.running_session_ids.clone(),
         live_session_ids: super::liveness::running_session_ids(&claude_dir),
         repo_busy: options.repo_busy,
+        context_windows: options.context_windows.clone(),
     };
 
     let round = cache
@@ -727,6 +746,19 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
         }
     }
 
+    // Main transcripts by session id: where a fork finds what its parent's
+    // accounting was when it was forked.
+    let parents: FastMap<&str, &Arc<TranscriptFacts>> = native
+        .iter()
+        .map(|(id, path, _)| (id.as_str(), path))
+        .chain(
+            inputs
+                .elsewhere
+                .iter()
+                .map(|(id, path)| (id.as_str(), path)),
+        )
+        .filter_map(|(id, path)| Some((id, &scans.get(path.as_os_str())?.facts)))
+        .collect();
     let running: HashSet<&str> = inputs
         .running_session_ids
         .iter()
@@ -739,7 +771,12 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
             .iter()
             .filter_map(|p| scans.get(p.as_os_str()))
             .collect();
-        SessionRow::new(id, main, main_scan, &sub_scans, &summary_titles, cache)
+        let known = Known {
+            summaries: &summary_titles,
+            parents: &parents,
+            windows: &inputs.context_windows,
+        };
+        SessionRow::new(id, main, main_scan, &sub_scans, &known, cache)
     };
 
     // Registry sessions first, in registry order, then those found only in
@@ -791,6 +828,7 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
             };
             let mut s = base.into_session(&repo_str, SessionSource::Openclaw, last_modified);
             s.agent_id = Some(row.agent_id.clone());
+            // What OpenClaw recorded, as the reference reports it.
             s.total_cost_usd = Some(row.entry.total_cost_usd);
             s.total_turns = Some(row.entry.total_turns);
             s.last_task = row.entry.task_history.last().map(|t| t.task.clone());
@@ -813,6 +851,15 @@ fn cwd_matches(scan: Option<&FileScan>, launch_dir: &Path) -> bool {
         .is_some_and(|cwd| resolve_lexically(cwd) == launch_dir)
 }
 
+/// What the sessions of one call share, to build each of them.
+struct Known<'a> {
+    /// Titles from summary records, keyed by the leaf they name.
+    summaries: &'a HashMap<u128, &'a str>,
+    /// Main transcripts' facts by session id.
+    parents: &'a FastMap<&'a str, &'a Arc<TranscriptFacts>>,
+    windows: &'a ContextWindows,
+}
+
 /// The transcript-derived part of a session row.
 struct SessionRow {
     id: String,
@@ -821,8 +868,75 @@ struct SessionRow {
     modified: Option<DateTime<Utc>>,
     facts: Arc<TranscriptFacts>,
     tokens: TokenTotals,
+    /// What the CLI itself says the session cost, when it says.
+    cost_usd: Option<f64>,
     title: String,
     subagents: u32,
+    models: Vec<String>,
+    context_window: Option<u64>,
+}
+
+/// What the API billed under a session's id, as the CLI itself accounted
+/// it in the transcript's last `cost-state` (every call, compaction calls
+/// and subagents included): for a fork, what it billed beyond what it
+/// inherited from its parent (the parent's accounting right after the last
+/// response the fork copied). `None` when the transcript has no such
+/// accounting, or for a fork whose parent's is not found.
+fn billed(
+    facts: &TranscriptFacts,
+    parents: &FastMap<&str, &Arc<TranscriptFacts>>,
+) -> Option<(Usage, Option<f64>)> {
+    let state = facts.cost_state.as_ref()?;
+    // A figure that leaves out a model the CLI could not price is no total.
+    let cost = state.cost_usd.filter(|_| !state.unknown_model_cost);
+    let Some(fork) = &facts.forked_from else {
+        return Some((state.usage, cost));
+    };
+    let parent = parents.get(fork.parent.as_str())?;
+    let at_fork = parent
+        .cost_marks
+        .iter()
+        .find(|mark| mark.after == fork.at)?;
+    let own_cost = match (cost, at_fork.cost_usd) {
+        // Rounded to a billionth of a cent: the difference of two sums of
+        // floating-point prices carries noise below that.
+        (Some(total), Some(inherited)) => {
+            Some(((total - inherited).max(0.0) * 1e11).round() / 1e11)
+        }
+        _ => None,
+    };
+    Some((state.usage.minus(at_fork.usage), own_cost))
+}
+
+/// The models of a session's transcripts (its main one first, then its
+/// subagents'), each once, in order of first use.
+fn session_models(main: &TranscriptFacts, subs: &[&FileScan]) -> Vec<String> {
+    if subs.iter().all(|s| s.facts.models.is_empty()) {
+        return main.models.clone();
+    }
+    let mut used: Vec<(Option<&str>, &str)> = std::iter::once(main)
+        .chain(subs.iter().map(|s| &*s.facts))
+        .flat_map(|f| {
+            let when = f.models_first_used.iter().map(Option::as_deref);
+            when.chain(std::iter::repeat(None))
+                .zip(f.models.iter().map(String::as_str))
+        })
+        .collect();
+    // Stable: a model whose first use has no time keeps its file's order,
+    // after those with one.
+    used.sort_by(|a, b| match (a.0, b.0) {
+        (Some(x), Some(y)) => x.cmp(y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    let mut models: Vec<String> = Vec::new();
+    for (_, model) in used {
+        if !models.iter().any(|m| m == model) {
+            models.push(model.to_owned());
+        }
+    }
+    models
 }
 
 impl SessionRow {
@@ -831,22 +945,26 @@ impl SessionRow {
         main: Option<&PathBuf>,
         main_scan: Option<&FileScan>,
         subs: &[&FileScan],
-        summaries: &HashMap<u128, &str>,
+        known: &Known<'_>,
         cache: &ScanCache,
     ) -> Self {
         let readable = main_scan.filter(|s| s.error.is_none());
         let facts = readable.map(|s| s.facts.clone()).unwrap_or_default();
-        let parts: Vec<&Arc<TranscriptFacts>> = std::iter::once(&facts)
-            .chain(subs.iter().map(|s| &s.facts))
-            .collect();
-        let t = match main {
-            Some(path) => cache.session_usage(path, &parts),
-            None => facts.usage.totals(),
+        let billed = billed(&facts, known.parents);
+        let t = match (&billed, main) {
+            (Some((usage, _)), _) => *usage,
+            (None, Some(path)) => {
+                let parts: Vec<&Arc<TranscriptFacts>> = std::iter::once(&facts)
+                    .chain(subs.iter().map(|s| &s.facts))
+                    .collect();
+                cache.session_usage(path, &parts)
+            }
+            (None, None) => facts.usage.totals(),
         };
         let summary = facts
             .leaves
             .iter()
-            .find_map(|leaf| summaries.get(leaf).copied());
+            .find_map(|leaf| known.summaries.get(leaf).copied());
         let title = facts
             .custom_title
             .clone()
@@ -859,15 +977,18 @@ impl SessionRow {
             path: main.map(|p| p.to_string_lossy().into_owned()),
             size: readable.map_or(0, |s| s.size),
             modified: readable.map(|s| to_utc(s.modified)),
-            facts,
             tokens: TokenTotals {
                 input: t.input,
                 output: t.output,
                 cache_read: t.cache_read,
                 cache_creation: t.cache_creation,
             },
+            cost_usd: billed.and_then(|(_, cost)| cost),
             title,
             subagents: subs.len() as u32,
+            models: session_models(&facts, subs),
+            context_window: facts.context_model.as_deref().map(|m| known.windows.of(m)),
+            facts,
         }
     }
 
@@ -891,7 +1012,7 @@ impl SessionRow {
             last_modified,
             message_count: f.line_count,
             file_size_bytes: self.size,
-            total_cost_usd: None,
+            total_cost_usd: self.cost_usd,
             total_turns: None,
             last_task: None,
             label: None,
@@ -906,8 +1027,13 @@ impl SessionRow {
             first_activity: f.first_activity.as_deref().and_then(parse_iso),
             last_activity: f.last_activity.as_deref().and_then(parse_iso),
             context_tokens: f.context_tokens.unwrap_or(0),
-            models: f.models.clone(),
+            context_window: self.context_window,
+            models: self.models,
             subagent_count: self.subagents,
+            prompt_count: f.prompt_count,
+            response_count: f.response_count,
+            entrypoint: f.entrypoint.clone(),
+            version: f.version.clone(),
             last_user_message: f.last_prompt.clone(),
             transcript_path: self.path,
             files_touched: f.files_touched.clone(),

@@ -1,5 +1,6 @@
 //! Claude Code's transcripts and OpenClaw's registry of the sessions it spawned.
 
+pub mod context_window;
 pub mod dir_cache;
 pub mod discovery;
 mod fixed128;

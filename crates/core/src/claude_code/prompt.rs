@@ -8,7 +8,7 @@
 use crate::json_scan::{as_str, field, Elements};
 
 /// Text that is never a prompt when a user line starts with it.
-const NOT_A_PROMPT: [&str; 7] = [
+const NOT_A_PROMPT: [&str; 8] = [
     "<local-command-stdout>",
     "<local-command-stderr>",
     "<local-command-caveat>",
@@ -16,6 +16,8 @@ const NOT_A_PROMPT: [&str; 7] = [
     "[Request interrupted by user",
     "<ide_opened_file>",
     "<ide_selection>",
+    // A background task's completion, fed back as a prompt.
+    "<task-notification>",
 ];
 
 /// The prompt text of a `user` line's `message.content` (the slice starting at

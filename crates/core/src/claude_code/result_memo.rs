@@ -53,6 +53,8 @@ pub struct Inputs {
     /// ...or, when it is running Claude Code in the repository, every
     /// registry session of it.
     pub repo_busy: bool,
+    /// The caller's context windows of models.
+    pub context_windows: super::context_window::ContextWindows,
 }
 
 struct Memo {

@@ -74,6 +74,68 @@ pub struct TranscriptFacts {
     /// Files the main chain's tool calls named (`file_path`, `notebook_path`,
     /// `path`), most recent last, at most [`MAX_FILES_TOUCHED`].
     pub files_touched: Vec<String>,
+    /// How the session was started: the first `entrypoint` a line names
+    /// (`cli` in a terminal, `sdk-cli` under `claude -p`, `sdk-ts` from the
+    /// SDK or ACP, editor kinds).
+    pub entrypoint: Option<String>,
+    /// Main-chain prompts a person or a host typed (those `first_prompt`
+    /// and `last_prompt` are taken from); a fork's copied history included.
+    pub prompt_count: u64,
+    /// Main-chain API responses, each counted once however many lines it
+    /// spans; a fork's copied history included.
+    pub response_count: u64,
+    /// The grouping key of the last main-chain response counted.
+    pub last_response_key: Option<u128>,
+    /// Model of the last main-chain response (the one `context_tokens` is
+    /// of).
+    pub context_model: Option<String>,
+    /// When each of `models` was first used (the timestamp of its first
+    /// line, as in `first_activity`), in the same order.
+    pub models_first_used: Vec<Option<String>>,
+    /// The CLI's own accounting of the session, from the last `cost-state`
+    /// line (written at the end of each run): every API call under the
+    /// session's id, compaction calls and subagents included.
+    pub cost_state: Option<CostState>,
+    /// The first `cost-state` after each main-chain response it follows:
+    /// what a fork of the session made at that response inherited.
+    pub cost_marks: Vec<CostMark>,
+    /// The uuid of the last main-chain response line.
+    pub last_response_uuid: Option<u128>,
+    /// For a fork (`--fork-session`): where its copied history came from.
+    pub forked_from: Option<ForkPoint>,
+}
+
+/// What a `cost-state` line says: the CLI's cumulative accounting of a
+/// session across its runs.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CostState {
+    /// Tokens of every model, added up.
+    pub usage: Usage,
+    /// `totalCostUSD`, in US dollars.
+    pub cost_usd: Option<f64>,
+    /// `hasUnknownModelCost`: some calls were of a model the CLI has no
+    /// price for, so `cost_usd` leaves them out.
+    pub unknown_model_cost: bool,
+}
+
+/// The CLI's accounting right after one main-chain response.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CostMark {
+    /// The uuid of the response line it follows.
+    pub after: u128,
+    /// Tokens of every model, added up.
+    pub usage: Usage,
+    /// `totalCostUSD`, in US dollars.
+    pub cost_usd: Option<f64>,
+}
+
+/// Where a fork's copied history came from.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ForkPoint {
+    /// The session the copied responses were billed to (`requestSessionId`).
+    pub parent: String,
+    /// The uuid of the last copied response line (the same in both files).
+    pub at: u128,
 }
 
 /// How many touched files a transcript remembers.
@@ -166,6 +228,13 @@ struct Line<'a> {
     ai_title: Option<&'a [u8]>,
     summary: Option<&'a [u8]>,
     leaf_uuid: Option<&'a [u8]>,
+    prompt_source: Option<&'a [u8]>,
+    origin: Option<Origin<'a>>,
+    entrypoint: Option<&'a [u8]>,
+    request_session_id: Option<&'a [u8]>,
+    total_cost_usd: Option<&'a [u8]>,
+    unknown_model_cost: bool,
+    model_usage: Option<&'a [u8]>,
 }
 
 impl<'a> Line<'a> {
@@ -256,6 +325,7 @@ impl<'a> Members<'a> for Line<'a> {
         match key {
             b"message" => descend_into::<_, IN_LINE>(&mut self.message, rest),
             b"data" => descend_into::<_, IN_LINE>(&mut self.data, rest),
+            b"origin" => descend_into::<_, IN_LINE>(&mut self.origin, rest),
             _ => None,
         }
     }
@@ -281,7 +351,27 @@ impl<'a> Members<'a> for Line<'a> {
             b"aiTitle" => self.ai_title = Some(value),
             b"summary" => self.summary = Some(value),
             b"leafUuid" => self.leaf_uuid = Some(value),
+            b"promptSource" => self.prompt_source = Some(value),
+            b"entrypoint" => self.entrypoint = Some(value),
+            b"requestSessionId" => self.request_session_id = Some(value),
+            b"totalCostUSD" => self.total_cost_usd = Some(value),
+            b"hasUnknownModelCost" => self.unknown_model_cost = is_true(value),
+            b"modelUsage" => self.model_usage = Some(value),
             _ => {}
+        }
+    }
+}
+
+/// A prompt line's `origin`: who fed it to the CLI, when not a person.
+#[derive(Default, Clone, Copy)]
+struct Origin<'a> {
+    kind: Option<&'a [u8]>,
+}
+
+impl<'a> Members<'a> for Origin<'a> {
+    fn take(&mut self, key: &[u8], value: &'a [u8]) {
+        if key == b"kind" {
+            self.kind = Some(value);
         }
     }
 }
@@ -548,6 +638,39 @@ fn canonical_timestamp(raw: &[u8]) -> Option<Cow<'_, str>> {
     ))
 }
 
+/// Where a response line was read, and what of it the fold needs besides
+/// its `message`.
+#[derive(Clone, Copy)]
+struct Response<'a> {
+    request_id: Option<&'a [u8]>,
+    session_id: Option<&'a [u8]>,
+    /// A subagent's line, or a copy of one.
+    sidechain: bool,
+    /// Copied by a fork from the session it was billed to.
+    copied: bool,
+    /// The line's uuid.
+    uuid: Option<u128>,
+    timestamp: Option<&'a [u8]>,
+}
+
+/// Whether a `user` line is a prompt the CLI made up rather than one a
+/// person or host typed: marked `promptSource: "system"` (a background
+/// task's notification, say), or fed back from another origin than a
+/// person (`origin.kind` other than `human`: task notifications,
+/// automatic continuations, peers, plugins).
+fn generated(line: &Line<'_>) -> bool {
+    line.prompt_source == Some(b"\"system\"")
+        || line
+            .origin
+            .is_some_and(|o| o.kind.is_some_and(|kind| kind != b"\"human\""))
+}
+
+/// A raw JSON number that is finite and not negative.
+fn as_f64(raw: &[u8]) -> Option<f64> {
+    let n: f64 = std::str::from_utf8(raw).ok()?.parse().ok()?;
+    (n.is_finite() && n >= 0.0).then_some(n)
+}
+
 impl TranscriptFacts {
     /// Folds every complete line of `bytes` (up to its last `\n`) and returns
     /// how many bytes were consumed. The remainder is an incomplete last line
@@ -610,7 +733,7 @@ impl TranscriptFacts {
     fn fold_line<'a>(&mut self, line: &Line<'a>, applied: &mut Applied<'a>) {
         self.note_envelope(line, applied);
         match line.kind {
-            b"\"assistant\"" => self.note_assistant(line),
+            b"\"assistant\"" => self.note_assistant(line, applied),
             b"\"user\"" => self.note_user(line),
             b"\"progress\"" => self.note_progress(line),
             b"\"system\"" if line.subtype == b"\"compact_boundary\"" && !line.sidechain => {
@@ -626,6 +749,7 @@ impl TranscriptFacts {
                     self.ai_title = Some(t);
                 }
             }
+            b"\"cost-state\"" => self.note_cost_state(line),
             b"\"summary\"" => {
                 let leaf = owned(line.leaf_uuid).and_then(|u| parse_uuid(&u));
                 if let (Some(leaf), Some(text)) = (leaf, non_empty(line.summary)) {
@@ -660,6 +784,9 @@ impl TranscriptFacts {
         if self.cwd.is_none() {
             self.cwd = non_empty(line.cwd);
         }
+        if self.entrypoint.is_none() {
+            self.entrypoint = non_empty(line.entrypoint);
+        }
         if !line.sidechain {
             replace_if_changed(
                 &mut self.git_branch,
@@ -680,14 +807,8 @@ impl TranscriptFacts {
         }
     }
 
-    fn note_response(
-        &mut self,
-        message: &Message<'_>,
-        request_id: Option<&[u8]>,
-        session_id: Option<&[u8]>,
-        sidechain: bool,
-    ) {
-        if !sidechain {
+    fn note_response(&mut self, message: &Message<'_>, at: Response<'_>) {
+        if !at.sidechain {
             if let Some(content) = message.content {
                 self.note_files(content);
             }
@@ -698,22 +819,75 @@ impl TranscriptFacts {
         if model.as_deref() == Some("<synthetic>") {
             return;
         }
-        if let Some(model) = model.filter(|m| !m.is_empty()) {
-            if !self.models.iter().any(|m| *m == *model) {
-                self.models.push(model.into_owned());
+        if let Some(model) = model.as_deref().filter(|m| !m.is_empty()) {
+            if !self.models.iter().any(|m| m == model) {
+                self.models.push(model.to_owned());
+                let first_used = at.timestamp.and_then(canonical_timestamp);
+                self.models_first_used.push(first_used.map(Cow::into_owned));
             }
         }
         let Some(Counts { usage, any: true }) = message.usage else {
             return;
         };
         let id = message.id.and_then(as_str);
-        let request_id = request_id.and_then(as_str);
-        let session_id = session_id.and_then(as_str);
+        let request_id = at.request_id.and_then(as_str);
+        let session_id = at.session_id.and_then(as_str);
         let key = response_key(id.as_deref(), request_id.as_deref(), session_id.as_deref());
-        self.usage.add(key, usage, sidechain);
-        if !sidechain {
-            self.context_tokens = Some(usage.prompt_tokens());
+        // A response a fork copied was billed to the session it came from.
+        if !at.copied {
+            self.usage.add(key, usage, at.sidechain);
         }
+        if !at.sidechain {
+            self.context_tokens = Some(usage.prompt_tokens());
+            if self.context_model.as_deref() != model.as_deref() {
+                self.context_model = model.map(Cow::into_owned);
+            }
+            // The lines of one response follow each other.
+            if key.is_none() || key != self.last_response_key {
+                self.response_count += 1;
+                self.last_response_key = key;
+            }
+            if at.uuid.is_some() {
+                self.last_response_uuid = at.uuid;
+            }
+        }
+    }
+
+    /// Keeps the CLI's accounting of a `cost-state` line.
+    fn note_cost_state(&mut self, line: &Line<'_>) {
+        let mut state = CostState {
+            cost_usd: line.total_cost_usd.and_then(as_f64),
+            unknown_model_cost: line.unknown_model_cost,
+            ..CostState::default()
+        };
+        for (_model, counts) in line.model_usage.map(Fields::new).into_iter().flatten() {
+            let mut sum = Usage::default();
+            for (key, value) in Fields::new(counts) {
+                let slot = match key {
+                    b"inputTokens" => &mut sum.input,
+                    b"outputTokens" => &mut sum.output,
+                    b"cacheReadInputTokens" => &mut sum.cache_read,
+                    b"cacheCreationInputTokens" => &mut sum.cache_creation,
+                    _ => continue,
+                };
+                *slot = as_u64(value).unwrap_or(0);
+            }
+            state.usage = state.usage.plus(sum);
+        }
+        if let Some(after) = self.last_response_uuid {
+            if self
+                .cost_marks
+                .last()
+                .is_none_or(|mark| mark.after != after)
+            {
+                self.cost_marks.push(CostMark {
+                    after,
+                    usage: state.usage,
+                    cost_usd: state.cost_usd,
+                });
+            }
+        }
+        self.cost_state = Some(state);
     }
 
     /// Records the files named by `tool_use` blocks of `content`.
@@ -746,9 +920,44 @@ impl TranscriptFacts {
         }
     }
 
-    fn note_assistant(&mut self, line: &Line<'_>) {
-        if let Some(message) = &line.message {
-            self.note_response(message, line.request_id, line.session_id, line.sidechain);
+    fn note_assistant<'a>(&mut self, line: &Line<'a>, applied: &Applied<'a>) {
+        let Some(message) = &line.message else {
+            return;
+        };
+        let uuid = line.uuid.and_then(|raw| applied.uuid(raw));
+        // Only the lines a fork copied name another session's request.
+        let copied = line
+            .request_session_id
+            .is_some_and(|parent| Some(parent) != line.session_id);
+        if copied && !line.sidechain {
+            self.note_copied(line.request_session_id, uuid);
+        }
+        self.note_response(
+            message,
+            Response {
+                request_id: line.request_id,
+                session_id: line.session_id,
+                sidechain: line.sidechain,
+                copied,
+                uuid,
+                timestamp: line.timestamp,
+            },
+        );
+    }
+
+    /// Records the last response a fork copied and whose it was.
+    fn note_copied(&mut self, parent: Option<&[u8]>, uuid: Option<u128>) {
+        let (Some(parent), Some(at)) = (parent.and_then(as_str), uuid) else {
+            return;
+        };
+        match &mut self.forked_from {
+            Some(fork) if fork.parent == *parent => fork.at = at,
+            _ => {
+                self.forked_from = Some(ForkPoint {
+                    parent: parent.into_owned(),
+                    at,
+                })
+            }
         }
     }
 
@@ -764,12 +973,20 @@ impl TranscriptFacts {
             return;
         };
         if let (Some(b"\"assistant\""), Some(message)) = (copy.kind, &copy.message) {
-            self.note_response(message, copy.request_id, line.session_id, true);
+            let at = Response {
+                request_id: copy.request_id,
+                session_id: line.session_id,
+                sidechain: true,
+                copied: false,
+                uuid: None,
+                timestamp: line.timestamp,
+            };
+            self.note_response(message, at);
         }
     }
 
     fn note_user(&mut self, line: &Line<'_>) {
-        if line.sidechain || line.meta || line.compact_summary {
+        if line.sidechain || line.meta || line.compact_summary || generated(line) {
             return;
         }
         let Some(content) = line.message.as_ref().and_then(|m| m.content) else {
@@ -778,6 +995,7 @@ impl TranscriptFacts {
         let Some(text) = prompt_text(content) else {
             return;
         };
+        self.prompt_count += 1;
         if self.first_prompt.is_none() {
             self.origin_marker = origin_agent(&text);
             self.first_prompt = Some(truncate_utf16(&text, PROMPT_PREVIEW_UNITS).to_owned());
@@ -1075,6 +1293,175 @@ mod tests {
         );
         assert_eq!(f.origin_marker.as_deref(), Some("ops"));
         assert_eq!(f.last_prompt.as_deref(), Some("now add tests"));
+    }
+
+    /// Each way Claude Code marks a prompt it generated, on its own: the
+    /// prompt is neither first, last nor counted.
+    #[test]
+    fn prompts_the_cli_generated_are_not_what_the_person_typed() {
+        let typed = r#"{"type":"user","promptSource":"sdk","message":{"role":"user","content":"typed one"}}"#;
+        let human = r#"{"type":"user","promptSource":"typed","origin":{"kind":"human"},"message":{"role":"user","content":"typed two"}}"#;
+        let generated = [
+            r#"{"type":"user","promptSource":"system","message":{"role":"user","content":"a system prompt"}}"#,
+            r#"{"type":"user","origin":{"kind":"task-notification","producer":"session-task"},"message":{"role":"user","content":"done"}}"#,
+            r#"{"type":"user","origin":{"kind":"auto-continuation"},"message":{"role":"user","content":"go on"}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"<task-notification>\n<task-id>a1</task-id>"}}"#,
+            r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"expanded"}}"#,
+            r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>"}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"<local-command-stdout>Compacted </local-command-stdout>"}}"#,
+        ];
+        for line in generated {
+            let f = facts(&format!("{typed}\n{human}\n{line}\n"));
+            assert_eq!(f.first_prompt.as_deref(), Some("typed one"), "{line}");
+            assert_eq!(f.last_prompt.as_deref(), Some("typed two"), "{line}");
+            assert_eq!(f.prompt_count, 2, "{line}");
+            let alone = facts(&format!("{line}\n"));
+            assert_eq!(
+                (alone.first_prompt, alone.prompt_count),
+                (None, 0),
+                "{line}"
+            );
+        }
+    }
+
+    fn response(id: &str, out: u64, extra: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","sessionId":"fork"{extra},"message":{{"id":"{id}","model":"claude-opus-5-5","usage":{{"input_tokens":1,"output_tokens":{out},"cache_read_input_tokens":100}}}},"requestId":"r-{id}"}}"#
+        )
+    }
+
+    /// Lines a fork copied carry `requestSessionId` = the session they were
+    /// billed to: they are part of its conversation, not of its usage.
+    #[test]
+    fn a_forks_copied_responses_are_its_conversation_not_its_usage() {
+        let uuid = |n: u8| format!(r#","uuid":"00000000-0000-0000-0000-0000000000{n:02x}""#);
+        let copied = |id: &str, n: u8| {
+            response(
+                id,
+                5,
+                &format!(r#","requestSessionId":"parent"{}"#, uuid(n)),
+            )
+        };
+        let text = [
+            copied("m1", 1),
+            copied("m2", 2),
+            response("m3", 7, &uuid(3)),
+            // Its own request, named: still its own.
+            response(
+                "m4",
+                11,
+                &format!(r#","requestSessionId":"fork"{}"#, uuid(4)),
+            ),
+        ]
+        .join("\n")
+            + "\n";
+        let f = facts(&text);
+        assert_eq!(f.usage.totals().output, 7 + 11);
+        assert_eq!(f.response_count, 4);
+        assert_eq!(
+            f.forked_from,
+            Some(ForkPoint {
+                parent: "parent".into(),
+                at: 2
+            })
+        );
+        assert_eq!(f.last_response_uuid, Some(4));
+        // Not a fork: every response its own.
+        let plain = facts(&(response("m1", 5, "") + "\n" + &response("m2", 5, "") + "\n"));
+        assert_eq!(plain.usage.totals().output, 10);
+        assert_eq!(plain.forked_from, None);
+    }
+
+    /// A response's lines count once; subagents' responses and generated
+    /// lines are not the main conversation's.
+    #[test]
+    fn responses_are_counted_once_on_the_main_chain() {
+        let text = [
+            response("m1", 1, ""),
+            response("m1", 9, ""),
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"r"}]}}"#.to_owned(),
+            response("m2", 1, ""),
+            response("m3", 1, r#","isSidechain":true"#),
+            r#"{"type":"assistant","message":{"id":"m4","model":"<synthetic>","usage":{"input_tokens":0,"output_tokens":0}}}"#.to_owned(),
+            response("m5", 1, ""),
+        ]
+        .join("\n")
+            + "\n";
+        assert_eq!(facts(&text).response_count, 3);
+    }
+
+    /// The last `cost-state` is the session's accounting; the first after
+    /// each response is kept for the forks made there.
+    #[test]
+    fn cost_states_are_kept_with_the_response_they_follow() {
+        let cost = |input: u64, usd: &str, unknown: &str| {
+            format!(
+                r#"{{"type":"cost-state","sessionId":"s","totalCostUSD":{usd},"modelUsage":{{"claude-opus-5-5":{{"inputTokens":{input},"outputTokens":2,"thinkingTokens":0,"cacheReadInputTokens":3,"cacheCreationInputTokens":4,"webSearchRequests":0,"costUSD":0.5}},"claude-haiku-5-5":{{"inputTokens":10,"outputTokens":20,"cacheReadInputTokens":30,"cacheCreationInputTokens":40,"costUSD":0.25}}}}{unknown}}}"#
+            )
+        };
+        let uuid = |n: u8| format!(r#","uuid":"00000000-0000-0000-0000-0000000000{n:02x}""#);
+        let text = [
+            response("m1", 1, &uuid(1)),
+            cost(1, "0.75", ""),
+            // A run without a response (a compaction): no mark of its own.
+            cost(5, "1.5", ""),
+            response("m2", 1, &uuid(2)),
+            cost(9, "2.5", r#","hasUnknownModelCost":true"#),
+        ]
+        .join("\n")
+            + "\n";
+        let f = facts(&text);
+        let usage = |input: u64| Usage {
+            input: input + 10,
+            output: 22,
+            cache_read: 33,
+            cache_creation: 44,
+        };
+        assert_eq!(
+            f.cost_state,
+            Some(CostState {
+                usage: usage(9),
+                cost_usd: Some(2.5),
+                unknown_model_cost: true,
+            })
+        );
+        assert_eq!(
+            f.cost_marks,
+            [
+                CostMark {
+                    after: 1,
+                    usage: usage(1),
+                    cost_usd: Some(0.75)
+                },
+                CostMark {
+                    after: 2,
+                    usage: usage(9),
+                    cost_usd: Some(2.5)
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn entrypoint_is_the_first_and_the_context_model_the_last_responses() {
+        let text = [
+            r#"{"type":"queue-operation"}"#.to_owned(),
+            response("m1", 1, r#","entrypoint":"sdk-cli""#),
+            response("m2", 1, r#","entrypoint":"cli""#)
+                .replace("claude-opus-5-5", "claude-sonnet-4-5"),
+            response("m3", 1, r#","isSidechain":true"#)
+                .replace("claude-opus-5-5", "claude-haiku-5-5"),
+        ]
+        .join("\n")
+            + "\n";
+        let f = facts(&text);
+        assert_eq!(f.entrypoint.as_deref(), Some("sdk-cli"));
+        assert_eq!(f.context_model.as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(
+            f.models,
+            ["claude-opus-5-5", "claude-sonnet-4-5", "claude-haiku-5-5"]
+        );
     }
 
     #[test]

@@ -36,12 +36,24 @@ impl Usage {
 
     /// Both counts added, each stopping at `u64::MAX` (a hostile transcript
     /// can claim any count; no sum of them may wrap or panic).
-    fn plus(self, other: Usage) -> Usage {
+    pub fn plus(self, other: Usage) -> Usage {
         Usage {
             input: self.input.saturating_add(other.input),
             output: self.output.saturating_add(other.output),
             cache_creation: self.cache_creation.saturating_add(other.cache_creation),
             cache_read: self.cache_read.saturating_add(other.cache_read),
+        }
+    }
+}
+
+impl Usage {
+    /// `self` less `other`, each count stopping at 0.
+    pub fn minus(self, other: Usage) -> Usage {
+        Usage {
+            input: self.input.saturating_sub(other.input),
+            output: self.output.saturating_sub(other.output),
+            cache_creation: self.cache_creation.saturating_sub(other.cache_creation),
+            cache_read: self.cache_read.saturating_sub(other.cache_read),
         }
     }
 }

@@ -3,14 +3,13 @@
 //! read: the window is doubled until it holds such a response, so a 500 MB
 //! transcript costs a few hundred KB of reading.
 
+use crate::claude_code::context_window;
+pub use crate::claude_code::context_window::DEFAULT_CONTEXT_WINDOW;
 use crate::claude_code::transcript::TranscriptFacts;
 use crate::{Error, ErrorCode, Result};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-
-/// Claude's standard context window, in tokens.
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 
 /// The first tail window read; doubled until a response is found.
 const FIRST_WINDOW: u64 = 256 * 1024;
@@ -45,6 +44,10 @@ pub struct ContextPressure {
     pub tokens: u64,
     /// `tokens` as a whole percentage of the context window, capped at 100.
     pub percent: u32,
+    /// The context window, in tokens: the caller's, else that of the model
+    /// of the last main-chain response (see
+    /// [`crate::claude_code::context_window`]).
+    pub window: u64,
     /// `WARNING` from the threshold, `CRITICAL` from halfway between it and 100.
     pub level: PressureLevel,
     /// The one-line form for a status line, e.g. `context: 72% [WARNING]`.
@@ -65,36 +68,45 @@ pub fn pressure_level(percent: u32, threshold: u32) -> PressureLevel {
 }
 
 /// The context pressure of the Claude Code transcript at `path`.
-/// `context_window` defaults to [`DEFAULT_CONTEXT_WINDOW`], `threshold` (the
+/// `context_window` defaults to the window of the model of the last
+/// main-chain response (else [`DEFAULT_CONTEXT_WINDOW`]), `threshold` (the
 /// `WARNING` percentage) to 70.
 pub fn context_pressure(
     path: &Path,
     context_window: Option<u64>,
     threshold: Option<u32>,
 ) -> Result<ContextPressure> {
-    let window = context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW);
     let threshold = threshold.unwrap_or(70);
-    if window == 0 || !(1..=100).contains(&threshold) {
+    if context_window == Some(0) || !(1..=100).contains(&threshold) {
         return Err(Error::new(
             ErrorCode::InvalidArgument,
-            format!("contextWindow {window} / threshold {threshold} out of range"),
+            format!(
+                "contextWindow {} / threshold {threshold} out of range",
+                context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW)
+            ),
         )
         .with_hint("contextWindow must be positive and threshold a percentage from 1 to 100"));
     }
-    let tokens = last_context_tokens(path)?.unwrap_or(0);
+    let (tokens, model) = last_context(path)?;
+    let window = context_window.unwrap_or_else(|| {
+        model
+            .as_deref()
+            .map_or(DEFAULT_CONTEXT_WINDOW, context_window::context_window)
+    });
     let percent = ((tokens as u128 * 100 + window as u128 / 2) / window as u128).min(100) as u32;
     let level = pressure_level(percent, threshold);
     Ok(ContextPressure {
         tokens,
         percent,
+        window,
         level,
         line: format!("context: {percent}% [{}]", level.as_str()),
     })
 }
 
-/// The prompt tokens of the last main-chain response, reading the file from
-/// its end in growing windows.
-fn last_context_tokens(path: &Path) -> Result<Option<u64>> {
+/// The prompt tokens of the last main-chain response (0 without one) and
+/// its model, reading the file from its end in growing windows.
+fn last_context(path: &Path) -> Result<(u64, Option<String>)> {
     let not_readable = |e: std::io::Error| {
         let code = if e.kind() == std::io::ErrorKind::NotFound {
             ErrorCode::SessionNotFound
@@ -125,7 +137,10 @@ fn last_context_tokens(path: &Path) -> Result<Option<u64>> {
         let used = facts.feed(&bytes[from..]);
         let facts = facts.with_partial_line(&bytes[from + used..]);
         if facts.context_tokens.is_some() || start == 0 {
-            return Ok(facts.context_tokens);
+            return Ok((
+                facts.context_tokens.unwrap_or(0),
+                facts.context_model.clone(),
+            ));
         }
         window = window.saturating_mul(2);
     }

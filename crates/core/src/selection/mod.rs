@@ -51,6 +51,33 @@ pub struct Candidate {
     pub total_input_tokens: f64,
     /// Output tokens so far.
     pub total_output_tokens: f64,
+    /// Prompts a person or host typed, when discovery counted them.
+    pub prompt_count: Option<f64>,
+    /// API responses of the main conversation, when discovery counted them.
+    pub response_count: Option<f64>,
+    /// Tokens the context window of the session's model holds, when known.
+    pub context_window: Option<f64>,
+}
+
+impl Candidate {
+    /// How long the conversation is, in messages: its prompts and
+    /// responses where discovery counted them, else the reference's
+    /// `messageCount` (a line count, which Claude Code 2.1 pads with
+    /// bookkeeping lines).
+    pub fn conversation_length(&self) -> f64 {
+        match (self.prompt_count, self.response_count) {
+            (Some(prompts), Some(responses)) => prompts + responses,
+            _ => self.message_count,
+        }
+    }
+
+    /// The context window of the session's model, in tokens: 200,000
+    /// where it is not known.
+    pub fn context_window(&self) -> f64 {
+        self.context_window
+            .filter(|w| w.is_finite() && *w > 0.0)
+            .unwrap_or(crate::claude_code::context_window::DEFAULT_CONTEXT_WINDOW as f64)
+    }
 }
 
 /// How relevant a session is to the task (0..1).

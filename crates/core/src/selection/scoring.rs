@@ -8,6 +8,14 @@ use chrono::{DateTime, Utc};
 pub const HARD_CEILING_COMPACTIONS: f64 = 3.0;
 /// 70 % or more of the budget used: too little left to resume.
 pub const HARD_CEILING_BUDGET_PCT: f64 = 0.7;
+/// A conversation longer than this many messages is large: with an
+/// unrelated task, it is not resumed.
+pub const LARGE_CONVERSATION: f64 = 200.0;
+/// A conversation longer than this many messages is unhealthy.
+pub const VERY_LARGE_CONVERSATION: f64 = 500.0;
+/// Tokens per message above the context window divided by this (4,000 of
+/// a 200,000-token window) lower the context capacity.
+pub const DENSE_MESSAGES_PER_WINDOW: f64 = 50.0;
 
 /// The five factors (their sum, floored at 0, is the score).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -82,10 +90,11 @@ pub fn score_session(
             pct(b)
         ));
     }
-    if rel.relevance < 0.1 && c.message_count > 200.0 {
+    let length = c.conversation_length();
+    if rel.relevance < 0.1 && length > LARGE_CONVERSATION {
         return ceiling(format!(
             "Force fresh \u{2014} unrelated task ({}) + large session ({} messages)",
-            rel.reasoning, c.message_count
+            rel.reasoning, length
         ));
     }
 
@@ -113,7 +122,7 @@ pub fn score_session(
         _ => -0.15,
     };
     let mut health: f64 = 0.15;
-    if c.message_count > 500.0 {
+    if length > VERY_LARGE_CONVERSATION {
         health -= 0.07;
     }
     if c.file_size_bytes > 5_000_000.0 {
@@ -135,12 +144,12 @@ pub fn score_session(
         _ => {}
     }
     let total_tokens = c.total_input_tokens + c.total_output_tokens;
-    let per_message = if c.message_count > 0.0 {
-        total_tokens / c.message_count
+    let per_message = if length > 0.0 {
+        total_tokens / length
     } else {
         0.0
     };
-    if per_message > 4000.0 {
+    if per_message > c.context_window() / DENSE_MESSAGES_PER_WINDOW {
         capacity -= 0.03;
     }
     f.context_capacity = capacity.max(0.0);
