@@ -28,7 +28,7 @@ use crate::claude_code::discovery::find_transcript;
 use crate::claude_code::origin::origin_marker_for;
 use crate::claude_code::paths::{claude_config_dir, resolve_lexically};
 use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, ScanCache};
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::project_status::{gather_project_status, ProjectStatusOptions};
 use crate::selection::relevance::semantic_fallback;
 use crate::selection::scoring::score_session;
@@ -343,6 +343,13 @@ pub fn preflight_spawn(
     }
 
     let claude_dir = claude_config_dir(opts.claude_config_dir.as_deref());
+    if claude_dir.exists() && !claude_dir.is_dir() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("Claude Code's config folder {} is not a folder", claude_dir.display()),
+        )
+        .with_hint("set claudeConfigDir (or $CLAUDE_CONFIG_DIR) to Claude Code's config folder, e.g. ~/.claude"));
+    }
 
     // An explicit resume must have a transcript to resume.
     if let Some(id) = req.resume_session_id.as_deref().filter(|s| !s.is_empty()) {
