@@ -507,8 +507,15 @@ fn running_session(
         });
     }
     let now = SystemTime::now();
+    // Only sessions discovery saw change within the window (and a second
+    // of slack) are stat'ed again.
+    let since = chrono::Duration::from_std(opts.busy_window.saturating_add(Duration::from_secs(1)))
+        .ok()
+        .and_then(|window| chrono::DateTime::<chrono::Utc>::from(now).checked_sub_signed(window))
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
     sessions
         .iter()
+        .filter(|s| s.last_modified >= since)
         .filter(|s| !opts.finished_session_ids.contains(&s.session_id))
         .find(|s| {
             s.transcript_path
@@ -559,7 +566,7 @@ fn pick<'a>(
                 return None;
             }
             let score = score_session(&c, branch, &rel, None, opts.resume_threshold, now);
-            (score.score >= opts.resume_threshold).then(|| (*s, score.score, rel.reasoning))
+            (score.score >= opts.resume_threshold).then_some((*s, score.score, rel.reasoning))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(s, _, reason)| (s, reason))
