@@ -429,14 +429,13 @@ pub fn preflight_spawn(
                         .any(|r| r.claude_session_id == s.session_id && same_repo(&r.cwd, &repo))
                 })
                 .collect();
-            resume =
-                pick(&req.task, branch, &resumable, opts, now).map(|(s, _)| s.session_id.clone());
+            resume = pick(&req.task, branch, &resumable, opts, now).map(|s| s.session_id.clone());
         }
         if resume.is_none() && opts.continuation_context {
             let earlier: Vec<&DiscoveredSession> =
                 sessions.iter().filter(|s| !s.is_running).take(20).collect();
             prior = pick(&req.task, branch, &earlier, opts, now)
-                .map(|(session, reason)| PriorContext { session, reason });
+                .map(|session| PriorContext { session });
         }
     }
 
@@ -547,16 +546,16 @@ fn describe_running(r: &RunningSession) -> String {
     out
 }
 
-/// The session among `candidates` the selection's score picks for `task`
-/// (at least the threshold, and at least the minimum relevance), with the
-/// score's reason.
+/// The session among `candidates` the selection's score picks for `task`:
+/// the best scored at least the threshold, with at least the minimum
+/// relevance.
 fn pick<'a>(
     task: &str,
     branch: &str,
     candidates: &[&'a DiscoveredSession],
     opts: &PreflightOptions,
     now: chrono::DateTime<chrono::Utc>,
-) -> Option<(&'a DiscoveredSession, String)> {
+) -> Option<&'a DiscoveredSession> {
     candidates
         .iter()
         .filter_map(|s| {
@@ -566,8 +565,8 @@ fn pick<'a>(
                 return None;
             }
             let score = score_session(&c, branch, &rel, None, opts.resume_threshold, now);
-            (score.score >= opts.resume_threshold).then_some((*s, score.score, rel.reasoning))
+            (score.score >= opts.resume_threshold).then_some((*s, score.score))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(s, _, reason)| (s, reason))
+        .map(|(s, _)| s)
 }
