@@ -479,9 +479,6 @@ async function preflight(api, event, ctx) {
       },
     );
     result = await Promise.race([run, overrun]);
-  } catch (e) {
-    api.logger.warn(`${PLUGIN_ID}: spawn pre-flight failed, the spawn proceeds as asked (${describe(coded(e))})`);
-    return undefined;
   } finally {
     clearTimeout(timer);
   }
@@ -542,6 +539,8 @@ async function preflight(api, event, ctx) {
 
 /** @param {Api} api */
 function registerSpawnPreflight(api) {
+  // Whatever goes wrong, the spawn proceeds as asked: OpenClaw blocks a
+  // call whose before_tool_call handler throws.
   api.on('before_tool_call', async (event, ctx) => {
     if (event.toolName !== 'sessions_spawn') return undefined;
     try {
