@@ -45,15 +45,20 @@ export declare function captureHandoff(options: CaptureHandoffOptions): Promise<
 
 /** `captureHandoff` options. */
 export interface CaptureHandoffOptions {
+  /** The agent whose session to capture. */
   agentId: string
   /** Session id or unique prefix; default the agent's most recent. */
   sessionId?: string
   /** OpenClaw's state dir (default: OpenClaw's own resolution). */
   stateDir?: string
-  /** Default `general`. */
+  /**
+   * The project the work belongs to (shown in the context block).
+   * Default `general`.
+   */
   project?: string
-  /** Default `work`. */
+  /** The agent's working mode, recorded in the state. Default `work`. */
   mode?: 'work' | 'chat' | 'deep'
+  /** What asked for the capture (recorded in the state). */
   trigger: 'reset' | 'new' | 'stop' | 'manual' | 'periodic' | 'tool' | 'signal' | 'command:reset' | 'command:new' | 'command:stop'
   /**
    * The host's model: resolves to the summary (an object, or text holding
@@ -61,9 +66,15 @@ export interface CaptureHandoffOptions {
    * derived summary.
    */
   summarize?: (request: HandoffSummaryRequest) => Promise<Partial<HandoffSummary> | string>
-  /** Default 20000; read as Node's `setTimeout` reads a delay. */
+  /**
+   * How long `summarize` may take, in milliseconds. Default 20000; read
+   * as Node's `setTimeout` reads a delay.
+   */
   summarizeTimeoutMs?: number
-  /** Default 24. */
+  /**
+   * Hours the state is offered for (and snapshots and pattern files
+   * kept). Default 24.
+   */
   expiryHours?: number
   /** Messages read from the end of the transcript; default 50. */
   messageLimit?: number
@@ -84,42 +95,74 @@ export declare function checkForHandoff(options: HandoffOptions): Promise<Sessio
  */
 export declare function classifyResumeFailure(input: ResumeFailureInput): ResumeFailure
 
-/** A registry entry. */
+/**
+ * A registry entry (the reference's `ClaudeCodeSessionEntry`), read
+ * leniently: a missing string is `""`, a missing number 0.
+ */
 export interface ClaudeCodeSessionEntry {
+  /** The Claude Code session OpenClaw resumes under this key. */
   sessionId: string
+  /** When the entry was first saved (ISO-8601 string). */
   createdAt: string
+  /** When the session was last saved or resumed (ISO-8601 string). */
   lastResumedAt: string
+  /** Cost in USD summed over the runs recorded. */
   totalCostUsd: number
+  /** Turns summed over the runs recorded. */
   totalTurns: number
+  /** Who started the session; absent in entries written without it. */
   triggeredBy?: ClaudeCodeTriggeredBy
+  /** The tasks run in the session, oldest first. */
   taskHistory: Array<ClaudeCodeTaskHistoryEntry>
+  /**
+   * The label of a labelled session (its key is `repoPath::label`);
+   * absent otherwise.
+   */
   label?: string
 }
 
-/** A registry entry with its agent and repository (`listAllSessions`). */
+/**
+ * A registry entry with its agent and repository (`listAllSessions`):
+ * the fields of `ClaudeCodeSessionEntry` plus `agentId` and `repoPath`.
+ */
 export interface ClaudeCodeSessionRow {
+  /** The Claude Code session OpenClaw resumes under this key. */
   sessionId: string
+  /** When the entry was first saved (ISO-8601 string). */
   createdAt: string
+  /** When the session was last saved or resumed (ISO-8601 string). */
   lastResumedAt: string
+  /** Cost in USD summed over the runs recorded. */
   totalCostUsd: number
+  /** Turns summed over the runs recorded. */
   totalTurns: number
+  /** Who started the session; absent in entries written without it. */
   triggeredBy?: ClaudeCodeTriggeredBy
+  /** The tasks run in the session, oldest first. */
   taskHistory: Array<ClaudeCodeTaskHistoryEntry>
+  /** The label of a labelled session; absent otherwise. */
   label?: string
+  /** The agent whose registry holds the entry. */
   agentId: string
+  /** The repository part of the entry's key (before any `::label`). */
   repoPath: string
 }
 
-/** One task OpenClaw ran in a session. */
+/** One task OpenClaw ran in a session (a `taskHistory` item of the registry). */
 export interface ClaudeCodeTaskHistoryEntry {
+  /** When the task was recorded (ISO-8601 string); `""` when the file has none. */
   at: string
+  /** The task text as `saveSession` was given it. */
   task: string
+  /** What the run cost in USD, as the caller reported it (0 when unknown). */
   costUsd: number
 }
 
 /** Who triggered the spawn that created a session. */
 export interface ClaudeCodeTriggeredBy {
+  /** The chat user who asked for it; absent when the caller did not say. */
   userId?: string
+  /** The chat channel it came from; absent when the caller did not say. */
   channel?: string
 }
 
@@ -128,6 +171,7 @@ export declare function clearHandoff(options: HandoffOptions): Promise<ClearHand
 
 /** Whether `clearHandoff` removed a state. */
 export interface ClearHandoffResult {
+  /** `true` when there was a state and it was removed. */
   cleared: boolean
 }
 
@@ -139,10 +183,13 @@ export declare function clearPin(options: ClearPinOptions): Promise<boolean>
 
 /** A compare-and-clear of a pin. */
 export interface ClearPinOptions {
+  /** The host's conversation (chat thread); not empty. */
   conversationId: string
+  /** The agent whose pin to clear. */
   agentId: string
   /** Clear only if the pin still holds this id. */
   expectedSessionId: string
+  /** OpenClaw's state dir. Default: OpenClaw's own resolution. */
   stateDir?: string
 }
 
@@ -150,10 +197,13 @@ export interface ClearPinOptions {
 export interface CloneOptions {
   /** The source: full id, unique prefix, or absent for the most recent. */
   sessionId?: string
+  /** Agent id (default `main`), normalised as OpenClaw does. */
   agentId?: string
+  /** OpenClaw's state dir. Default: OpenClaw's own resolution. */
   stateDir?: string
   /** Strip tool calls from the copy (absent: copy as is). */
   toolRemoval?: ToolRemovalOptions
+  /** Presets of the caller's, looked up before the built-in ones. */
   customPresets?: Array<CustomPreset>
   /** Where to write (default `<sessions dir>/<new id>.jsonl`). */
   outputPath?: string
@@ -163,26 +213,44 @@ export interface CloneOptions {
 
 /** What `executeClone` did. */
 export interface CloneResult {
+  /** Always `true` (a failure rejects instead). */
   success: boolean
+  /** Always `clone`. */
   mode: "clone"
+  /** The session copied. */
   sourceSessionId: string
+  /** The new session's id (a fresh UUID). */
   clonedSessionId: string
+  /**
+   * The new JSONL file, or (SQLite store) the agent database holding the
+   * new session.
+   */
   clonedSessionPath: string
   /** The `sessions.json` key of the clone (absent with `noRegister`). */
   sessionKey?: string
+  /** What the copy left out, in counts. */
   statistics: CloneStatistics
 }
 
 /** The original design's clone statistics. */
 export interface CloneStatistics {
+  /** Messages of the source. */
   messagesOriginal: number
+  /** Messages of the clone. */
   messagesCloned: number
+  /** Tool calls of the source. */
   toolCallsOriginal: number
+  /** Tool calls left out of the clone (with their results). */
   toolCallsRemoved: number
+  /** Tool calls whose results the clone truncates. */
   toolCallsTruncated: number
+  /** Tool calls the clone keeps whole (all of them for a plain copy). */
   toolCallsPreserved: number
+  /** Bytes of the source. */
   sizeOriginal: number
+  /** Bytes of the clone. */
   sizeCloned: number
+  /** How much smaller the clone is, in percent of `sizeOriginal`, to one decimal. */
   reductionPercent: number
 }
 
@@ -194,12 +262,19 @@ export declare function contextPressure(options: ContextPressureOptions): Promis
 
 /** How full a session's context window is. */
 export interface ContextPressure {
-  /** Whole percentage of the window, 0–100. */
+  /** `tokens` as a whole percentage of the context window, 0–100 (capped). */
   percent: number
-  /** Prompt tokens of the last main-chain response. */
+  /**
+   * Prompt tokens of the last main-chain response (input plus cache reads
+   * and writes); 0 before the first response.
+   */
   tokens: number
+  /**
+   * `WARNING` from `threshold` percent, `CRITICAL` from halfway between
+   * the threshold and 100, else `OK`.
+   */
   level: "OK" | "WARNING" | "CRITICAL"
-  /** `"context: 72% [WARNING]"`. */
+  /** The one-line form a wake message shows, e.g. `"context: 72% [WARNING]"`. */
   line: string
 }
 
@@ -213,10 +288,16 @@ export interface ContextPressureOptions {
   threshold?: number
 }
 
-/** A named preset of the caller's. */
+/** A named preset of the caller's (looked up before the built-in ones). */
 export interface CustomPreset {
+  /** The name `toolRemoval.preset` gives. */
   name: string
+  /** Newest turns with tool calls kept whole: a whole number. */
   keepTurnsWithTools: number
+  /**
+   * Of those kept, the oldest percentage whose tool output is truncated:
+   * a whole number from 0 to 100.
+   */
   truncatePercent: number
 }
 
@@ -228,6 +309,7 @@ export declare function deleteSession(agentId: string, repoPath: string, label?:
 
 /** A blocker, decision, insight or accomplishment found in a message. */
 export interface DetectedPattern {
+  /** What kind of pattern the sentence shows. */
   type: "blocker" | "decision" | "insight" | "accomplishment"
   /** 0.5 (a weak phrase or a question) to 0.9 (an explicit phrase). */
   confidence: number
@@ -244,18 +326,43 @@ export declare function detectPaneState(paneText: string): "menu" | "idle" | "pe
  */
 export declare function detectPatterns(text: string): Array<DetectedPattern>
 
-/** A Claude Code session of a repository (the reference's shape plus extras). */
+/**
+ * A Claude Code session of a repository: the reference's
+ * `DiscoveredSession` (same names, same meaning unless a field says
+ * otherwise) plus titles, token and cache counts, models and files.
+ */
 export interface DiscoveredSession {
+  /** Claude Code's session id (the transcript's file name without `.jsonl`). */
   sessionId: string
+  /**
+   * `openclaw` when an OpenClaw registry lists the session, `native-only`
+   * when only Claude Code's own folders hold it.
+   */
   source: "openclaw" | "native-only"
+  /**
+   * The repository path given to `discoverSessions`, made absolute and
+   * normalised as Node's `path.resolve` does.
+   */
   repoPath: string
-  /** Git branch the session is on (its last main-chain line), or "unknown". */
+  /**
+   * Git branch the session is on (its last main-chain line), or "unknown".
+   * The reference reads the first line's branch instead.
+   */
   branch: string
   /** First real prompt, at most 200 UTF-16 units, or "(no message)". */
   firstMessage: string
+  /**
+   * The transcript's modification time (a JS `Date`); for a registry
+   * session, the later of that and the registry's `lastResumedAt`; the
+   * epoch when neither is known.
+   */
   lastModified: Date
-  /** Non-blank lines of the transcript (the reference's measure). */
+  /**
+   * Non-blank lines of the transcript (the reference's measure); 0 when
+   * the transcript was not found.
+   */
   messageCount: number
+  /** Size of the main transcript in bytes; 0 when it was not found. */
   fileSizeBytes: number
   /**
    * A Claude Code process runs the session now (its liveness record in
@@ -263,40 +370,94 @@ export interface DiscoveredSession {
    * record says), or the host said so (`runningSessionIds`, `repoBusy`).
    */
   isRunning: boolean
-  /** Deduplicated input tokens, subagents included. */
+  /**
+   * Deduplicated input tokens (each API response counted once, cache reads
+   * and writes not included), subagents included.
+   */
   totalInputTokens: number
   /** Deduplicated output tokens (largest count per response), subagents included. */
   totalOutputTokens: number
-  /** `compact_boundary` records of the main chain. */
+  /**
+   * `compact_boundary` records of the main chain (automatic and manual
+   * compactions).
+   */
   compactionCount: number
-  /** Custom title, else generated title, else summary title, else first prompt. */
+  /**
+   * Custom title, else generated title, else summary title, else first
+   * prompt, else the first 8 characters of the session id.
+   */
   title: string
+  /** Deduplicated prompt tokens read from the prompt cache, subagents included. */
   cacheReadTokens: number
+  /** Deduplicated prompt tokens written to the prompt cache, subagents included. */
   cacheCreationTokens: number
-  /** What the context holds now: prompt size of the last main-chain response. */
+  /**
+   * What the context holds now, in tokens: prompt size (input plus cache
+   * reads and writes) of the last main-chain response; 0 before the first.
+   */
   contextTokens: number
+  /** Models that answered, in order of first use (e.g. `claude-sonnet-4-5`). */
   models: Array<string>
+  /** Subagent transcripts folded into this session. */
   subagentCount: number
   /** Files the session's tool calls named, most recent last (at most 64). */
   filesTouched: Array<string>
+  /**
+   * The OpenClaw agent whose registry lists the session; absent for
+   * `native-only` sessions.
+   */
   agentId?: string
+  /** Cost in USD the registry recorded; absent for `native-only` sessions. */
   totalCostUsd?: number
+  /** Turns the registry recorded; absent for `native-only` sessions. */
   totalTurns?: number
+  /**
+   * The last task of the registry's task history; absent for
+   * `native-only` sessions and for a registry entry without tasks.
+   */
   lastTask?: string
+  /** The registry label of a labelled session; absent otherwise. */
   label?: string
+  /**
+   * Claude Code's nickname of the session (the transcript's last `slug`);
+   * absent when the transcript has none.
+   */
   slug?: string
+  /**
+   * The agent id of the `[openclaw:agent=<id>]` marker that opens the
+   * first real prompt (an OpenClaw spawn); absent when it has none.
+   */
   originMarker?: string
+  /**
+   * Never set by discovery (as in the reference); `selectSession` reads
+   * it as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
+   */
   budgetUsedPct?: number
-  /** Directory the session was started in, as recorded in the transcript. */
+  /**
+   * Directory the session was started in, as recorded in the transcript;
+   * absent when no line records one.
+   */
   cwd?: string
+  /**
+   * Time of the transcript's earliest timestamped line (a JS `Date`);
+   * absent when no line has a timestamp.
+   */
   firstActivity?: Date
+  /**
+   * Time of the transcript's latest timestamped line (a JS `Date`);
+   * absent when no line has a timestamp.
+   */
   lastActivity?: Date
+  /** The last real prompt, at most 200 UTF-16 units; absent when there is none. */
   lastUserMessage?: string
   /** Path of the main transcript, when it was found. */
   transcriptPath?: string
 }
 
-/** Options of `discoverSessions` (all optional). */
+/**
+ * Options of `discoverSessions` (all optional). The reference takes none:
+ * each one here defaults to what the reference does.
+ */
 export interface DiscoverOptions {
   /** Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
   claudeConfigDir?: string
@@ -307,12 +468,13 @@ export interface DiscoverOptions {
   registryRoot?: string
   /**
    * Session ids the host knows to be running now (in addition to those a
-   * Claude Code process runs by its liveness record).
+   * Claude Code process runs by its liveness record). Default none.
    */
   runningSessionIds?: Array<string>
   /**
    * The host is running Claude Code in this repository: every registry
-   * session of it is marked running (the reference's behaviour).
+   * session of it is marked running (the reference's behaviour). Default
+   * false.
    */
   repoBusy?: boolean
   /**
@@ -347,9 +509,13 @@ export declare function discoverSessionsJson(repoPath: string, options?: Discove
 export interface EditOptions {
   /** Full id, unique prefix, or absent for the most recently modified transcript. */
   sessionId?: string
+  /** Agent id (default `main`), normalised as OpenClaw does. */
   agentId?: string
+  /** OpenClaw's state dir. Default: OpenClaw's own resolution. */
   stateDir?: string
+  /** How to strip (default: the `default` preset). */
   toolRemoval?: ToolRemovalOptions
+  /** Presets of the caller's, looked up before the built-in ones. */
   customPresets?: Array<CustomPreset>
   /** Report what would change; write nothing. */
   dryRun?: boolean
@@ -368,39 +534,87 @@ export interface EditOptions {
 
 /** What `executeEdit` did. */
 export interface EditResult {
+  /** Always `true` (a failure rejects instead). */
   success: boolean
+  /** Always `edit`. */
   mode: "edit"
+  /** The session edited. */
   sessionId: string
+  /** The JSONL file, or (SQLite store) the agent database. */
   path: string
   /** The transcript as it was; absent for a dry run or when nothing changed. */
   backupPath?: string
+  /** Nothing was written: the request was a dry run. */
   dryRun: boolean
+  /** The edit changed the transcript (or would have, for a dry run). */
   changed: boolean
   /** Lines another writer appended during the edit, carried over. */
   appendedLinesKept: number
+  /** What the edit did, in counts. */
   statistics: EditStatistics
+  /** Every turn of the active path and what the edit did to it. */
   turns: Array<TurnAnalysis>
 }
 
 /** The original design's edit statistics. */
 export interface EditStatistics {
+  /** Messages before the edit. */
   messagesOriginal: number
+  /** Messages after it. */
   messagesAfter: number
+  /** Tool calls before the edit. */
   toolCallsOriginal: number
+  /** Tool calls removed (with their results). */
   toolCallsRemoved: number
+  /** Tool calls whose results were truncated. */
   toolCallsTruncated: number
+  /** Tool calls left whole. */
   toolCallsPreserved: number
+  /** Bytes of the transcript before the edit. */
   sizeOriginal: number
+  /** Bytes after it (what it would be, for a dry run). */
   sizeAfter: number
+  /** How much smaller, in percent of `sizeOriginal`, to one decimal. */
   reductionPercent: number
+  /** Turns whose assistant messages call tools. */
   turnsWithToolsTotal: number
+  /** Of those, turns whose tool calls were removed. */
   turnsWithToolsRemoved: number
+  /** Of those, turns whose tool results were truncated. */
   turnsWithToolsTruncated: number
+  /** Of those, turns left whole. */
   turnsWithToolsPreserved: number
+  /** Entries (lines) the edit deletes. */
   entriesRemoved: number
 }
 
-/** The stable `code` of every error this addon throws or rejects with. */
+/**
+ * The stable `code` of every error this addon throws or rejects with
+ * (`error.code`; `error.hint` says what to do about it). At run time
+ * `ErrorCode` is an object from each variant name to its code, e.g.
+ * `ErrorCode.SessionBusy === 'E_SESSION_BUSY'`.
+ *
+ * - `E_INVALID_ARGUMENT`: an argument is missing, malformed or out of range.
+ * - `E_REPO_NOT_FOUND`: the repository path does not exist.
+ * - `E_SESSION_NOT_FOUND`: no session or transcript has that id or prefix.
+ * - `E_AMBIGUOUS_SESSION`: a prefix matches more than one session.
+ * - `E_NO_SESSIONS`: the agent has no transcripts at all.
+ * - `E_AGENT_NOT_FOUND`: the agent is unknown: the hook registry does not
+ *   list it, or the state dir holds no sessions of it.
+ * - `E_UNKNOWN_PRESET`: no preset has that name.
+ * - `E_PARSE`: a transcript or backup is not in the format it should be.
+ * - `E_SESSION_BUSY`: another process holds the file's lock (a transcript,
+ *   a registry, a pin file) or OpenClaw is mid-turn; try again later.
+ * - `E_CONCURRENT_MODIFICATION`: the transcript changed under the edit in
+ *   a way that cannot be carried over; nothing was written.
+ * - `E_NO_BACKUP`: there is no backup to restore.
+ * - `E_WRITE_FAILED`: a file could not be written; nothing was changed.
+ * - `E_UNSUPPORTED_STORE`: the transcript store cannot be used: a schema
+ *   this version does not know, a database that does not open, or one this
+ *   process already has open through another SQLite.
+ * - `E_TRANSCRIPT_UNAVAILABLE`: the transcript is in a cold archive or empty.
+ * - `E_INTERNAL`: a bug (a panic caught at the boundary); please report it.
+ */
 export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_REPO_NOT_FOUND' | 'E_SESSION_NOT_FOUND' | 'E_AMBIGUOUS_SESSION' | 'E_NO_SESSIONS' | 'E_AGENT_NOT_FOUND' | 'E_UNKNOWN_PRESET' | 'E_PARSE' | 'E_SESSION_BUSY' | 'E_CONCURRENT_MODIFICATION' | 'E_NO_BACKUP' | 'E_WRITE_FAILED' | 'E_UNSUPPORTED_STORE' | 'E_TRANSCRIPT_UNAVAILABLE' | 'E_INTERNAL'
 
 /**
@@ -421,7 +635,9 @@ export declare function executeEdit(options?: EditOptions | undefined | null): P
 
 /** Options of `exportTranscript`. */
 export interface ExportOptions {
+  /** Agent id (default `main`), normalised as OpenClaw does. */
   agentId?: string
+  /** OpenClaw's state dir. Default: OpenClaw's own resolution. */
   stateDir?: string
   /** Write the JSONL here (a new file, mode 0600); absent: return it as `jsonl`. */
   outputPath?: string
@@ -429,12 +645,15 @@ export interface ExportOptions {
 
 /** What `exportTranscript` wrote. */
 export interface ExportResult {
+  /** The session exported. */
   sessionId: string
-  /** Where the JSONL was written. */
+  /** Where the JSONL was written; absent when it is returned as `jsonl`. */
   path?: string
   /** The JSONL, when no `outputPath` was given. */
   jsonl?: string
+  /** Non-empty lines of the JSONL. */
   eventCount: number
+  /** Bytes of the JSONL. */
   bytes: number
 }
 
@@ -473,24 +692,33 @@ export declare function gatherProjectStatus(repoPath: string, agentId?: string |
 
 /** What the handoff context block is rendered from: any `SessionState`. */
 export interface HandoffContextSource {
+  /** Shown as when the previous session ended. */
   updatedAt: string
+  /** Shown as the current project; blank reads `(none)`. */
   project: string
+  /** Its lists and next step are shown; empty ones read `(none)`. */
   summary: HandoffSummary
 }
 
 /** A message given to the host's summarize callback. */
 export interface HandoffMessage {
-  /** Line of the transcript. */
+  /** Line of the transcript (0-based; the header is line 0). */
   index: number
+  /** Who wrote it. */
   role: 'user' | 'assistant'
+  /** The message's text blocks, joined by blank lines. */
   text: string
+  /** Its ISO-8601 timestamp; absent when the entry has none. */
   timestamp?: string
 }
 
 /** `checkForHandoff`, `clearHandoff` and `handoffStatus` options. */
 export interface HandoffOptions {
+  /** The agent whose handoff it is. */
   agentId: string
+  /** OpenClaw's state dir (default: OpenClaw's own resolution). */
   stateDir?: string
+  /** The clock (tests, replays); default now. */
   now?: Date
   /** Offer even if offered less than 5 minutes ago (`/resume`). */
   force?: boolean
@@ -508,45 +736,73 @@ export declare function handoffStatus(options: HandoffOptions): Promise<HandoffS
 export interface HandoffStatus {
   /** The agent's handoff directory. */
   dir: string
+  /** The stored state; null when there is none (or it cannot be read). */
   state: SessionState | null
   /** Whether `checkForHandoff` would return the state now. */
   offerable: boolean
-  /** Why not, when it would not. */
+  /**
+   * Why not, when it would not (`no handoff captured`, `the state file is
+   * not valid`, `no resume available`, `expired`, `offered less than 5
+   * minutes ago`); null when it would.
+   */
   reason: string | null
+  /** There is a state and its `expiresAt` has passed (or cannot be read). */
   expired: boolean
-  /** Negative once expired. */
+  /**
+   * Milliseconds until the state expires, negative once expired; null
+   * without a state.
+   */
   expiresInMs: number | null
   /**
    * Whether the transcript still starts with what was captured (null:
    * unreadable).
    */
   transcriptIntact: boolean | null
+  /** Snapshots kept in the handoff directory. */
   snapshotCount: number
+  /** Daily pattern files kept in the handoff directory. */
   patternFileCount: number
 }
 
-/** The `summary` of a handoff. */
+/** The `summary` of a handoff: where the work stood. */
 export interface HandoffSummary {
+  /** What the session was last about (derived: the last user request). */
   lastTopic: string
+  /** Work started and not finished (derived: the last few work requests). */
   inProgress: Array<string>
+  /** What stands in the way (derived: unresolved blocker patterns). */
   blockers: Array<string>
+  /** What was decided (derived: decision patterns). */
   decisions: Array<string>
+  /**
+   * What to do next (derived: the assistant's last announced action, or
+   * the unanswered request); `""` when nothing says.
+   */
   nextStep: string
 }
 
 /** What the host's summarize callback is asked. */
 export interface HandoffSummaryRequest {
+  /** The agent whose session is captured. */
   agentId: string
+  /** The session captured. */
   sessionId: string
+  /** The project the work belongs to. */
   project: string
+  /** What asked for the capture. */
   trigger: string
   /** The last messages, oldest first. */
   messages: Array<HandoffMessage>
+  /** Patterns of those messages. */
   patterns: Array<PatternNote>
   /** The summary derived without a model, used when the callback fails. */
   fallback: HandoffSummary
   /** A ready prompt asking for the summary as JSON. */
   prompt: string
+  /**
+   * How long the answer may take, in milliseconds, before the derived
+   * summary is used.
+   */
   timeoutMs: number
 }
 
@@ -554,15 +810,29 @@ export interface HandoffSummaryRequest {
 export interface HookRegistryProblem {
   /** JSON path, e.g. `$.agents[1].hook_settings.hook_mode`. */
   path: string
+  /** What is wrong there, in a sentence. */
   message: string
 }
 
 /** An agent's resolved hook settings, in the registry's snake_case keys. */
 export interface HookSettings {
+  /** Terminal lines captured into a wake message (1–2000, default 120). */
   pane_capture_lines: number
+  /**
+   * Context percentage from which pressure is reported as `WARNING`
+   * (1–100, default 70).
+   */
   context_pressure_threshold: number
-  /** Absent: Claude Code's own auto-compact point. */
+  /**
+   * `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` for the agent's Claude Code (1–100).
+   * Absent: Claude Code's own auto-compact point.
+   */
   autocompact_pct?: number
+  /**
+   * `async` (default): the hook wakes the agent and returns at once;
+   * `bidirectional`: it waits for the agent's answer and hands it back
+   * to Claude Code.
+   */
   hook_mode: "async" | "bidirectional"
 }
 
@@ -578,16 +848,40 @@ export interface InFlightSpawn {
   childSessionKey?: string
 }
 
-/** Header facts of one Claude Code transcript. */
+/**
+ * Header facts of one Claude Code transcript: the reference's
+ * `JsonlHeader` (without `permissionMode`), read from the whole file.
+ */
 export interface JsonlHeader {
+  /**
+   * The last non-empty main-chain `gitBranch`; absent when no line has one
+   * (the reference reads the first one instead).
+   */
   gitBranch?: string
+  /** The first real prompt, at most 200 UTF-16 units; absent when there is none. */
   firstUserMessage?: string
+  /** The last session nickname (`slug`); absent when there is none. */
   slug?: string
+  /**
+   * The last Claude Code version that wrote to the file; absent when no
+   * line names one.
+   */
   version?: string
+  /** Non-blank lines, parsable or not. */
   lineCount: number
+  /**
+   * The agent id of the `[openclaw:agent=<id>]` marker that opens the
+   * first real prompt; absent when it has none.
+   */
   originMarker?: string
+  /**
+   * Input tokens, each API response counted once (cache reads and writes
+   * not included).
+   */
   totalInputTokens: number
+  /** Output tokens, each API response counted once with its largest count. */
   totalOutputTokens: number
+  /** Main-chain `compact_boundary` records (automatic and manual). */
   compactionCount: number
 }
 
@@ -623,15 +917,22 @@ export declare function parseOriginMarker(text: string): Record<string, string> 
 
 /** A pattern of a captured message (the original design's `PatternNote`). */
 export interface PatternNote {
-  /** Stable for one message and type. */
+  /** Stable for one message and type: capturing twice gives the same id. */
   id: string
+  /** What kind of pattern the message shows. */
   type: 'blocker' | 'decision' | 'insight' | 'accomplishment' | 'scope_creep' | 'task_created'
+  /** The sentence that showed it, at most 200 characters. */
   content: string
+  /** When it was captured (ISO-8601 string). */
   timestamp: string
+  /** 0.5 (a weak phrase or a question) to 0.9 (an explicit phrase). */
   confidence: number
   /** Line of the transcript the message is on. */
   sourceMessageIndex: number
-  /** Blockers: whether a later message of the window reports a fix. */
+  /**
+   * Blockers: whether a later message of the window reports a fix;
+   * absent (or null) for other types.
+   */
   resolved?: boolean
 }
 
@@ -654,8 +955,13 @@ export declare function peekSessionHistory(repoPath: string, sessionId: string, 
 
 /** What became of a pin. */
 export interface PinResult {
+  /** Whether the pin was written. */
   pinned: boolean
-  /** `pinned`, `empty_session_id`, `retired` or `no_transcript`. */
+  /**
+   * `pinned`, `empty_session_id` (a good pin is never overwritten by
+   * nothing), `retired`, or `no_transcript` (the session has not persisted
+   * a turn yet, so `--resume` could not find it).
+   */
   reason: string
 }
 
@@ -668,14 +974,32 @@ export declare function pinSession(options: PinSessionOptions): Promise<PinResul
 
 /** A session to pin for a conversation and agent. */
 export interface PinSessionOptions {
+  /** The host's conversation (chat thread) the session belongs to; not empty. */
   conversationId: string
+  /** The OpenClaw agent running Claude Code for it. */
   agentId: string
+  /** The Claude Code session to resume next time; `""` pins nothing. */
   sessionId: string
+  /**
+   * The directory Claude Code ran in (its transcript is looked for in
+   * this directory's Claude Code project folder).
+   */
   workDir: string
+  /**
+   * The host's id of the Claude Code runtime it ran (a different one
+   * later means a fresh start).
+   */
   runtimeId: string
+  /**
+   * The conversation's history epoch the session was built on: a whole
+   * number (see `bumpHistoryEpoch`).
+   */
   historyEpoch: number
+  /** The model the session ran with; absent: any model may resume it. */
   model?: string
+  /** OpenClaw's state dir. Default: OpenClaw's own resolution. */
   stateDir?: string
+  /** Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
   claudeConfigDir?: string
 }
 
@@ -781,10 +1105,13 @@ export interface PreflightResult {
  */
 export declare function preflightSpawn(request: SpawnRequest, options?: PreflightOptions | undefined | null): Promise<PreflightResult>
 
-/** A failing CI check of the current branch. */
+/** A failing CI check of the current branch (`gh pr checks`). */
 export interface ProjectCheck {
+  /** The check's name. */
   name: string
+  /** Its state as `gh` reports it (`FAILURE` for every check listed here). */
   status: string
+  /** Its conclusion or bucket when `gh` gives one; absent otherwise. */
   conclusion?: string
 }
 
@@ -794,31 +1121,47 @@ export interface ProjectCommit {
   sha: string
   /** Subject line, `|` and all. */
   message: string
+  /** Author name (`%an`). */
   author: string
-  /** Relative author date, worded as git's `%ar`. */
+  /** Relative author date, worded as git's `%ar` (e.g. `2 hours ago`). */
   date: string
 }
 
 /** Guidance documents at the repository root. */
 export interface ProjectDocs {
+  /** `CLAUDE.md` exists. */
   hasClaudeMd: boolean
+  /** A `.specs` folder exists. */
   hasSpecs: boolean
+  /** The `.md` file names in `.specs`, sorted. */
   specFiles: Array<string>
+  /** `TODO.md` exists. */
   hasTodo: boolean
+  /** `README.md` exists. */
   hasReadme: boolean
 }
 
-/** Git state, as the git CLI would print it. */
+/**
+ * Git state, as the git CLI would print it; every field is empty (`""`, 0,
+ * `[]`) outside a repository, and the commit fields on an unborn branch.
+ */
 export interface ProjectGit {
-  /** `""` when HEAD is detached. */
+  /**
+   * The current branch (`git branch --show-current`); `""` when HEAD is
+   * detached.
+   */
   currentBranch: string
+  /** HEAD's commit id, abbreviated as `git log --format=%h` does. */
   headCommitSha: string
+  /** HEAD's subject line (`%s`). */
   headCommitMessage: string
   /** `git status --short` lines with a working-tree change (untracked included). */
   uncommittedChanges: Array<string>
   /** `git status --short` lines with a staged change. */
   stagedChanges: Array<string>
+  /** Entries of `git stash list`. */
   stashCount: number
+  /** The last ten commits reachable from HEAD, newest first. */
   recentCommits: Array<ProjectCommit>
   /** Untracked paths (folders collapsed, ending in `/`). */
   untrackedFiles: Array<string>
@@ -826,19 +1169,27 @@ export interface ProjectGit {
 
 /** GitHub state from `gh`. */
 export interface ProjectGithub {
+  /** Open pull requests of the repository (at most 5). */
   openPrs: Array<ProjectPullRequest>
+  /** Failing checks of the current branch's pull request. */
   failingChecks: Array<ProjectCheck>
   /** Pull requests updated in the last 24 hours, in any state. */
   recentPrActivity: Array<ProjectPullRequest>
 }
 
-/** A pull request. */
+/** A pull request, as `gh pr list --json` reports it. */
 export interface ProjectPullRequest {
+  /** The pull request's number. */
   number: number
+  /** Its title. */
   title: string
+  /** Its head branch (`headRefName`). */
   branch: string
+  /** `OPEN`, `MERGED` or `CLOSED`, as `gh` spells it. */
   state: string
+  /** The author's login; absent when `gh` gives none. */
   author?: string
+  /** When it was last updated (ISO-8601 string); absent when `gh` gives none. */
   updatedAt?: string
 }
 
@@ -846,37 +1197,68 @@ export interface ProjectPullRequest {
 export interface ProjectRepo {
   /** Work tree root (the path itself when it is not inside a repository). */
   path: string
+  /** The last component of `path` (the reference's `basename`). */
   name: string
+  /**
+   * Whether the path is inside a git repository. The reference only
+   * checks for a `.git` entry in the path itself.
+   */
   isGitRepo: boolean
 }
 
-/** The repository's Claude Code sessions. */
+/** The repository's Claude Code sessions, as `discoverSessions` orders them. */
 export interface ProjectSessions {
+  /** Sessions running now (`isRunning`). */
   active: Array<DiscoveredSession>
+  /** The first five sessions: running ones first, then the newest. */
   recent: Array<DiscoveredSession>
+  /**
+   * The first three sessions of the requesting agent; empty without an
+   * `agentId`.
+   */
   ownRecent: Array<DiscoveredSession>
 }
 
-/** The pre-flight briefing on a repository. */
+/** The pre-flight briefing on a repository (the reference's `ProjectStatus`). */
 export interface ProjectStatus {
+  /** The repository looked at. */
   repo: ProjectRepo
+  /** Its git state. */
   git: ProjectGit
+  /**
+   * GitHub state; absent outside a repository and when `gh` is missing,
+   * fails, times out or has nothing to report.
+   */
   github?: ProjectGithub
+  /** Its Claude Code sessions. */
   sessions: ProjectSessions
+  /** Its guidance documents. */
   docs: ProjectDocs
-  /** When the briefing was gathered (ISO-8601). */
+  /** When the briefing was gathered (ISO-8601 string with milliseconds, UTC). */
   timestamp: string
 }
 
-/** Options of `gatherProjectStatus` (all optional). */
+/** Options of `gatherProjectStatus` (all optional; the reference takes none). */
 export interface ProjectStatusOptions {
-  /** Claude Code's config root, for session discovery. */
+  /**
+   * Claude Code's config root, for session discovery (see
+   * `DiscoverOptions.claudeConfigDir`).
+   */
   claudeConfigDir?: string
-  /** OpenClaw's state root, for session discovery. */
+  /**
+   * OpenClaw's state root, for session discovery (see
+   * `DiscoverOptions.registryRoot`).
+   */
   registryRoot?: string
-  /** Session ids the host knows to be running now. */
+  /**
+   * Session ids the host knows to be running now (they make up
+   * `sessions.active`).
+   */
   runningSessionIds?: Array<string>
-  /** The host is running Claude Code in this repository. */
+  /**
+   * The host is running Claude Code in this repository: every registry
+   * session of it counts as active. Default false.
+   */
   repoBusy?: boolean
   /**
    * How long each `gh` call may take, in milliseconds (default 5000),
@@ -898,17 +1280,27 @@ export declare function projectStatusToolPayload(status: ProjectStatus): Project
 
 /** What `openclaw_project_status` returns. */
 export interface ProjectStatusToolPayload {
+  /** The repository's folder name. */
   repo: string
+  /** The current branch; `""` when HEAD is detached. */
   branch: string
-  /** `"abc1234 — subject"`. */
+  /** `"abc1234 — subject"`, or `""` without a commit. */
   headCommit: string
+  /** `git status --short` lines with a working-tree change (untracked included). */
   uncommittedChanges: Array<string>
+  /** `git status --short` lines with a staged change. */
   stagedChanges: Array<string>
+  /** Entries of `git stash list`. */
   stashCount: number
+  /** The last ten commits, newest first. */
   recentCommits: Array<ProjectCommit>
+  /** Sessions running now. */
   activeSessions: Array<ToolBriefSession>
+  /** The briefing's five most relevant sessions (running first, then newest). */
   recentSessions: Array<ToolBriefSession>
+  /** Which guidance documents exist. */
   docs: ToolDocs
+  /** Open pull requests; empty when `gh` gave none. */
   openPrs: Array<ToolPullRequest>
 }
 
@@ -926,11 +1318,19 @@ export declare function registryKey(repoPath: string, label?: string | undefined
 
 /** What the host's relevance callback is asked. */
 export interface RelevancePrompt {
+  /**
+   * The whole prompt: the task, the numbered sessions and the JSON answer
+   * expected (`[{"index", "relevance", "reasoning"}]`).
+   */
   prompt: string
   /** The resolved model id. */
   model: string
   /** The caller's `relevanceMaxTokens`, as given. */
   maxTokens: number
+  /**
+   * How long the answer may take, in milliseconds; a later answer is
+   * ignored and the offline fallback used.
+   */
   timeoutMs: number
 }
 
@@ -980,8 +1380,11 @@ export declare function restoreFromBackup(sessionId?: string | undefined | null,
 
 /** What `restoreFromBackup` did. */
 export interface RestoreResult {
+  /** The session restored. */
   sessionId: string
+  /** The JSONL file, or (SQLite store) the agent database. */
   path: string
+  /** The backup the transcript was restored from. */
   restoredFrom: string
   /** What the restore replaced, kept as the newest backup (restore again to undo). */
   replacedBackup: string
@@ -999,7 +1402,9 @@ export interface ResumableSession {
 
 /** Resume or not, as one decision. */
 export interface ResumeDecision {
+  /** Whether this turn resumes the pinned session. */
   resume: boolean
+  /** The session to resume; absent when not resuming. */
   sessionId?: string
   /**
    * `resume`, or the failed guard: `no_capability`, `force_fresh`,
@@ -1016,23 +1421,45 @@ export interface ResumeDecision {
 
 /** The facts of the turn about to run. */
 export interface ResumeDecisionOptions {
+  /** The host's conversation (chat thread); not empty. */
   conversationId: string
+  /** The OpenClaw agent about to run Claude Code. */
   agentId: string
+  /**
+   * The directory Claude Code will run in: it must be the pinned one on
+   * disk (same directory, however spelled).
+   */
   workDir: string
+  /**
+   * The host's id of the Claude Code runtime it will run: it must equal
+   * the pinned one.
+   */
   runtimeId: string
+  /**
+   * The conversation's history epoch now, a whole number: the pin must
+   * have been made on the newer of it and the stored epoch.
+   */
   historyEpoch: number
+  /**
+   * The model it will run with; when both it and the pin name a model,
+   * they must be equal.
+   */
   model?: string
+  /** Start fresh whatever the pin says (default false). */
   forceFresh?: boolean
   /** The resolved CLI can `--resume` at all (default true). */
   supportsResume?: boolean
   /** The conversation has an assistant turn to continue (default true). */
   hasPriorAssistantTurn?: boolean
+  /** OpenClaw's state dir. Default: OpenClaw's own resolution. */
   stateDir?: string
+  /** Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
   claudeConfigDir?: string
 }
 
 /** The verdict on a resume. */
 export interface ResumeFailure {
+  /** The resume itself was refused, or the history cannot be replayed. */
   rejected: boolean
   /** Retry once as a fresh session (only when no tool ran). */
   retryFresh: boolean
@@ -1048,10 +1475,16 @@ export interface ResumeFailure {
 
 /** What a finished `--resume` run left behind. */
 export interface ResumeFailureInput {
+  /** The id passed to `--resume`. */
   requestedSessionId: string
-  /** The stream-json `result` line. */
+  /** The stream-json `result` line, if one was printed. */
   resultLine?: string
+  /** The tail of stderr, if any. */
   stderr?: string
+  /**
+   * The process exit code; absent when not known. Any value but 0
+   * (NaN included) is a failed run.
+   */
   exitCode?: number
 }
 
@@ -1071,21 +1504,40 @@ export interface RunningSessionInfo {
 /** Records a session in the agent's registry (locked, atomic). */
 export declare function saveSession(agentId: string, repoPath: string, sessionId: string, meta?: SaveSessionMeta | undefined | null): void
 
-/** What `saveSession` records besides the session id. */
+/** What `saveSession` records besides the session id (all optional). */
 export interface SaveSessionMeta {
+  /** The chat user who asked for the run (`triggeredBy.userId` of a new entry). */
   userId?: string
+  /** The chat channel it came from (`triggeredBy.channel` of a new entry). */
   channel?: string
+  /** The task run: appended to `taskHistory` unless absent or empty. */
   task?: string
+  /**
+   * What the run cost in USD: added to `totalCostUsd` and recorded with
+   * the task. Absent or not finite: 0.
+   */
   costUsd?: number
+  /** Saves under `repoPath::label` instead of `repoPath`. */
   label?: string
 }
 
-/** The five factors of a score. */
+/**
+ * The five factors of a score (the reference's `ScoreFactors`); all 0
+ * when a hard ceiling forced a fresh start.
+ */
 export interface ScoreFactors {
+  /** 0.25 when the session is on the current branch, else 0. */
   branchMatch: number
+  /** 0.20 under an hour old, down to 0 at a week. */
   recency: number
+  /** 0.25 from relevance 0.6; 0.10–0.25 from 0.3; 0 from 0.1; -0.15 below. */
   taskRelevance: number
+  /** 0–0.15: less for over 500 messages, over 5 MB, over a week old. */
   sessionHealth: number
+  /**
+   * 0–0.15: less for compactions, budget used over 30 %, and over 4000
+   * tokens per message.
+   */
   contextCapacity: number
 }
 
@@ -1097,38 +1549,68 @@ export declare function scoreSession(session: SelectionSession, task: string, cu
 
 /** The branch part of a briefing. */
 export interface SelectionGit {
+  /** The repository's current branch (`""` when HEAD is detached). */
   currentBranch: string
 }
 
-/** The fields of a discovered session that selection reads. */
+/**
+ * The fields of a discovered session that selection reads (a
+ * `DiscoveredSession` fits; the fields mean what they mean there).
+ */
 export interface SelectionSession {
+  /** Claude Code's session id. */
   sessionId: string
+  /**
+   * The OpenClaw agent of the session: only the agent's own sessions are
+   * candidates of `selectSession`.
+   */
   agentId?: string
+  /** Git branch of the session (0.25 of the score when it is the current one). */
   branch: string
+  /** First real prompt: what the session is about when it has no `lastTask`. */
   firstMessage: string
+  /** When the session was last modified (a JS `Date`): recency. */
   lastModified: Date
+  /** Non-blank transcript lines: size and health. */
   messageCount: number
+  /** Transcript size in bytes: health (over 5 MB costs). */
   fileSizeBytes: number
+  /** Cost in USD so far: with `maxBudgetUsd`, the share of the budget used. */
   totalCostUsd?: number
+  /** The last task run in the session: what the session is about. */
   lastTask?: string
+  /** Compactions: 3 or more force a fresh start, 1 or 2 cost capacity. */
   compactionCount: number
+  /**
+   * Share of the budget used, 0–1 (0.7 or more forces a fresh start);
+   * absent: computed from `totalCostUsd / maxBudgetUsd` when both are known.
+   */
   budgetUsedPct?: number
+  /** Input tokens so far: capacity (tokens per message). */
   totalInputTokens: number
+  /** Output tokens so far: capacity (tokens per message). */
   totalOutputTokens: number
+  /** The last real prompt, read by the offline relevance fallback. */
   lastUserMessage?: string
+  /** The session's title, read by the offline relevance fallback. */
   title?: string
+  /** Files the session touched, read by the offline relevance fallback. */
   filesTouched?: Array<string>
 }
 
 /** The sessions part of a briefing. */
 export interface SelectionSessions {
+  /** Sessions running now: any of them makes the answer `queue`. */
   active: Array<SelectionSession>
+  /** The recent sessions, newest first: the agent's own are the candidates. */
   recent: Array<SelectionSession>
 }
 
 /** The parts of a `ProjectStatus` selection reads. */
 export interface SelectionStatus {
+  /** The branch part. */
   git: SelectionGit
+  /** The sessions part. */
   sessions: SelectionSessions
 }
 
@@ -1152,47 +1634,81 @@ export declare function sessionListToolPayload(sessions: Array<DiscoveredSession
 
 /** What `openclaw_session_list` returns. */
 export interface SessionListToolPayload {
+  /** The sessions listed, in the order given. */
   sessions: Array<ToolSession>
+  /** How many sessions are listed. */
   total: number
+  /** How many of them run now. */
   activeCount: number
 }
 
 /** A candidate's score. */
 export interface SessionScore {
+  /** The session scored. */
   sessionId: string
+  /** The sum of the factors, floored at 0. */
   score: number
+  /** The five factors. */
   factors: ScoreFactors
+  /** `resume` when `score` reaches the threshold, else `fresh`. */
   recommendation: "resume" | "fresh"
+  /**
+   * The reference's human-readable explanation, e.g. `Resume (score:
+   * 0.72) — same branch, …`.
+   */
   reason: string
 }
 
 /** What to do about a new task. */
 export interface SessionSelection {
+  /**
+   * `resume` the session, start `fresh`, or `queue` behind a session
+   * running in the repository.
+   */
   action: "resume" | "fresh" | "queue"
+  /** The session to resume; absent unless `action` is `resume`. */
   sessionId?: string
+  /** Why, in the reference's words. */
   reason: string
+  /**
+   * Every candidate's score, best first; absent when no scoring was done
+   * (a label, a running session, no own sessions).
+   */
   scores?: Array<SessionScore>
 }
 
-/** The reference's selection settings. */
+/** The reference's selection settings (`SessionSelectionConfig`). */
 export interface SessionSelectionConfig {
+  /** The model asked to rate relevance. */
   relevanceModel: string
+  /** The most tokens the relevance answer may take. */
   relevanceMaxTokens: number
+  /**
+   * How long the relevance call may take, in milliseconds, before the
+   * offline fallback answers.
+   */
   relevanceTimeoutMs: number
+  /** The score (0–1) from which a session is resumed. */
   resumeThreshold: number
+  /** Whether relevance is asked of a model at all (`false`: offline only). */
   enabled: boolean
 }
 
 /** Selection settings, all optional, plus the host's relevance callback. */
 export interface SessionSelectionOptions {
+  /** The model asked to rate relevance (default `claude-haiku`). */
   relevanceModel?: string
   /**
    * Sent to the model as given (a value it refuses gives the offline
    * answer, as in the reference).
    */
   relevanceMaxTokens?: number
-  /** Read as Node's `setTimeout` reads a delay (below 1 ms: 1 ms). */
+  /**
+   * How long the relevance call may take, in milliseconds (default
+   * 3000). Read as Node's `setTimeout` reads a delay (below 1 ms: 1 ms).
+   */
   relevanceTimeoutMs?: number
+  /** The score (0–1) from which a session is resumed (default 0.6). */
   resumeThreshold?: number
   /** `false`: offline relevance only. */
   enabled?: boolean
@@ -1206,36 +1722,74 @@ export interface SessionSelectionOptions {
 
 /**
  * `handoff/session-state.json`: the original design's `SessionState` plus where it
- * was captured from and how the summary was made.
+ * was captured from and how the summary was made. Absent values are `null`.
  */
 export interface SessionState {
+  /** The agent whose session was captured. */
   agentId: string
+  /**
+   * The OpenClaw session key the transcript belongs to (e.g.
+   * `agent:main:main`).
+   */
   sessionKey: string
+  /** The session this state was captured from. */
   previousSessionId: string | null
+  /**
+   * When this session was first captured (ISO-8601 string); kept by
+   * later captures of the same session.
+   */
   createdAt: string
+  /** When it was last captured (ISO-8601 string). */
   updatedAt: string
+  /**
+   * When it stops being offered (ISO-8601 string): `updatedAt` plus
+   * `expiryHours`.
+   */
   expiresAt: string
+  /** The project the work belongs to (default `general`). */
   project: string
+  /** The agent's working mode when captured. */
   mode: 'work' | 'chat' | 'deep'
+  /** Patterns of the captured messages, oldest first. */
   patterns: Array<PatternNote>
+  /** Where the work stood. */
   summary: HandoffSummary
+  /** Line of the transcript's last message when captured. */
   lastMessageIndex: number
+  /** `sha256:<hex>` of the transcript up to the end of that line. */
   transcriptHash: string
+  /** Whether it may still be offered (`checkForHandoff`). */
   resumeAvailable: boolean
+  /** When it was last offered (ISO-8601 string); null until offered. */
   resumeOfferedAt: string | null
+  /** What asked for the capture (`reset`, `new`, `manual`, …). */
   trigger: string
   /** The transcript read: its JSONL file, or the agent database. */
   transcriptFile: string
   /** The store it was read from. */
   transcriptStore: 'jsonl' | 'sqlite'
+  /** Bytes of the transcript `transcriptHash` covers. */
   transcriptBytes: number
+  /**
+   * `model` when the host's summarize callback wrote the summary,
+   * `derived` when it was derived from the messages.
+   */
   summarySource: 'model' | 'derived'
+  /**
+   * Why the callback's summary was not used (slow, failed, malformed);
+   * null when it was used or there was no callback.
+   */
   summaryError: string | null
 }
 
-/** Turns and cost to add to a registry entry. */
+/**
+ * Turns and cost to add to a registry entry (absent, 0 or not finite:
+ * left as it is).
+ */
 export interface SessionStats {
+  /** Turns to add to `totalTurns`. */
   turns?: number
+  /** Cost in USD to add to `totalCostUsd`. */
   costUsd?: number
 }
 
@@ -1305,32 +1859,54 @@ export interface SpawnRequest {
 
 /** How relevant a session is to the task. */
 export interface TaskRelevanceResult {
+  /** The session rated. */
   sessionId: string
+  /** 0 (unrelated) to 1 (the same work), clamped. */
   relevance: number
+  /** One line on why: the model's words, or the offline fallback's counts. */
   reasoning: string
 }
 
 /** A session in `openclaw_project_status`. */
 export interface ToolBriefSession {
+  /** Claude Code's session id. */
   sessionId: string
+  /**
+   * The OpenClaw agent of the session: the registry's, else its origin
+   * marker's; absent for a session neither names.
+   */
   agent?: string
+  /** Git branch the session is on, or "unknown". */
   branch: string
+  /**
+   * What the session was last asked: the registry's last task, else the
+   * last prompt, else the first.
+   */
   lastTask: string
-  /** `"2h ago"`. */
+  /**
+   * Time since the session was last modified, e.g. `"2h ago"` (`"45s"`,
+   * `"12m"`, `"3d"`; `"just now"` for a time in the future).
+   */
   age: string
 }
 
 /** Which guidance documents exist. */
 export interface ToolDocs {
+  /** `CLAUDE.md` exists at the repository root. */
   claudeMd: boolean
+  /** The `.md` file names in `.specs`, sorted. */
   specs: Array<string>
+  /** `TODO.md` exists at the repository root. */
   todo: boolean
 }
 
 /** An open pull request. */
 export interface ToolPullRequest {
+  /** The pull request's number. */
   number: number
+  /** Its title. */
   title: string
+  /** Its head branch. */
   branch: string
   /** `"open"`, `"merged"`, `"closed"`. */
   status: string
@@ -1343,25 +1919,50 @@ export interface ToolRemovalOptions {
    * them), `aggressive` (10, 50 %), `extreme` (0), or a custom preset.
    */
   preset?: string
-  /** A whole number (checked, never wrapped). */
+  /**
+   * Newest turns with tool calls kept (overrides the preset): a whole
+   * number (checked, never wrapped).
+   */
   keepTurnsWithTools?: number
-  /** A whole number from 0 to 100. */
+  /**
+   * Of those kept, the oldest percentage truncated (overrides the
+   * preset): a whole number from 0 to 100.
+   */
   truncatePercent?: number
 }
 
 /** A session in `openclaw_session_list`. */
 export interface ToolSession {
+  /** Claude Code's session id. */
   sessionId: string
+  /** `openclaw` when an OpenClaw registry lists it, else `native-only`. */
   source: "openclaw" | "native-only"
+  /**
+   * The OpenClaw agent of the session: the registry's, else its origin
+   * marker's; absent for a session neither names.
+   */
   agent?: string
+  /** Git branch the session is on, or "unknown". */
   branch: string
+  /** First real prompt (at most 200 UTF-16 units), or "(no message)". */
   firstMessage: string
-  /** ISO-8601. */
+  /**
+   * When the session was last modified: ISO-8601 in UTC, whole seconds
+   * (`2026-02-20T16:30:00Z`).
+   */
   lastModified: string
+  /** Non-blank lines of the transcript. */
   messageCount: number
+  /** Cost in USD the registry recorded; absent for `native-only` sessions. */
   cost?: number
+  /** Turns the registry recorded; absent for `native-only` sessions. */
   turns?: number
+  /**
+   * The registry's last task; absent for `native-only` sessions and
+   * entries without tasks.
+   */
   lastTask?: string
+  /** The host said it runs now. */
   isRunning: boolean
 }
 
@@ -1371,31 +1972,59 @@ export interface ToolSession {
  */
 export declare function transcriptInfo(sessionId: string, options?: TranscriptOptions | undefined | null): Promise<TranscriptInfo>
 
-/** What a transcript holds. */
+/**
+ * What a transcript holds (counts over its entries; the header line is
+ * not an entry).
+ */
 export interface TranscriptInfo {
+  /** The session's id. */
   sessionId: string
+  /** The JSONL file, or (SQLite store) the agent database. */
   path: string
+  /** Which store holds it. */
   store: "jsonl" | "sqlite"
+  /** Bytes of the transcript (decoded JSON, for SQLite). */
   sizeBytes: number
+  /** Last activity (a JS `Date`): the file's mtime, or the newest event's time. */
   modified: Date
+  /** The header's `version` (1 when it names none; 0 without a header). */
   formatVersion: number
+  /** The header's `cwd`; absent when it has none. */
   cwd?: string
+  /** The header's `timestamp` (ISO-8601 string); absent when it has none. */
   createdAt?: string
+  /** The header's `parentSession` (set on clones); absent when it has none. */
   parentSession?: string
+  /** Parsable entries after the header. */
   entryCount: number
+  /** Entries by `type` (`message`, `compaction`, `model_change`, …). */
   entriesByType: Record<string, number>
+  /** Entries of type `message`. */
   messageCount: number
+  /** Messages by role (`user`, `assistant`, `toolResult`, `bashExecution`, …). */
   messagesByRole: Record<string, number>
+  /** `toolCall` content blocks. */
   toolCallCount: number
+  /** Messages of role `toolResult`. */
   toolResultCount: number
+  /** `thinking` content blocks. */
   thinkingBlockCount: number
+  /** `image` content blocks. */
   imageCount: number
+  /** Entries of type `compaction`. */
   compactionCount: number
+  /** User messages: each starts a turn. */
   turnCount: number
+  /** Turns whose assistant messages called a tool. */
   turnsWithTools: number
   /** Characters of message content / 4. */
   estimatedTokens: number
+  /** Non-blank lines that are not JSON (a torn append, say). */
   unparsableLines: number
+  /**
+   * The latest entry `timestamp` (ISO-8601 string); absent when no entry
+   * has one.
+   */
   lastActivity?: string
 }
 
@@ -1414,6 +2043,7 @@ export interface TranscriptOptions {
 
 /** A session's transcript. */
 export interface TranscriptSummary {
+  /** The session's id (a UUID). */
   sessionId: string
   /** The JSONL file, or (SQLite store) the agent database. */
   path: string
@@ -1426,8 +2056,14 @@ export interface TranscriptSummary {
    * or OpenClaw's `session_nodes`).
    */
   sessionKeys: Array<string>
+  /** The session's label in `sessions.json`; absent when it has none. */
   label?: string
+  /** The session's display name in `sessions.json`; absent when it has none. */
   displayName?: string
+  /**
+   * When OpenClaw last updated the session's entry (a JS `Date`); absent
+   * when no entry names this transcript or the entry has no time.
+   */
   updatedAt?: Date
   /** Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite` (2026.8 and later). */
   store: "jsonl" | "sqlite"
@@ -1436,18 +2072,29 @@ export interface TranscriptSummary {
    * (no events): listed, but refused for editing.
    */
   availability: "available" | "cold" | "empty"
-  /** SQLite: the number of events. */
+  /** SQLite: the number of events; absent for JSONL. */
   eventCount?: number
-  /** SQLite: the session key its window belongs to, current or not. */
+  /**
+   * SQLite: the session key its window belongs to, current or not;
+   * absent for JSONL.
+   */
   windowKey?: string
 }
 
 /** One turn and what the edit did to it. */
 export interface TurnAnalysis {
+  /** The turn's position on the active path, from 0. */
   turnIndex: number
+  /** 1-based line number of its first entry. */
   firstLine: number
+  /** 1-based line number of its last entry. */
   lastLine: number
+  /** Tool calls its assistant messages make. */
   toolCalls: number
+  /**
+   * What the edit did to it: tool calls `removed`, results `truncated`,
+   * `preserved` whole, or `none` (no tool calls).
+   */
   zone: "removed" | "truncated" | "preserved" | "none"
 }
 
@@ -1462,14 +2109,23 @@ export declare function validateHookRegistry(registry: unknown): Array<HookRegis
 
 /** What `buildWakeMessage` renders. */
 export interface WakeMessageOptions {
+  /** The OpenClaw agent supervising the session (named in the message). */
   agentId: string
+  /** The tmux session Claude Code runs in (named in the message). */
   tmuxSessionName: string
   /** Why the hook fired, e.g. `"response_complete"`, `"session_start"`. */
   trigger: string
+  /**
+   * What the pane shows (`tmux capture-pane -p` text); its state is
+   * detected from it and its last lines are quoted.
+   */
   paneText: string
   /** Last pane lines to include; default 120 (`pane_capture_lines`). */
   paneCaptureLines?: number
-  /** The `contextPressure` result, when known. */
+  /**
+   * The `contextPressure` result (its `line` is shown); absent: the
+   * message says `context: unknown`.
+   */
   contextPressure?: ContextPressure
   /** Actions to offer; default: those that fit the detected state. */
   actions?: Array<string>

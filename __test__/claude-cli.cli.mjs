@@ -174,29 +174,39 @@ test('stale liveness records: a dead pid, a reused pid', { skip: linux ? false :
   // Settled first: later calls may take the kept result.
   for (let i = 0; i < 3; i++) assert.equal(await isRunning(), false);
 
+  /** Runs `f` with the record `file` in place, and removes it after. */
+  const withRecord = async (file, f) => {
+    try {
+      await f();
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  };
+
   await t.test("the CLI's record of a process that is gone", async () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    const file = place(dead, real.procStart);
-    assert.equal(await isRunning(), false);
-    fs.rmSync(file);
+    await withRecord(place(dead, real.procStart), async () => {
+      assert.equal(await isRunning(), false);
+    });
   });
 
   const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
+  const exited = new Promise((r) => sleeper.once('exit', r));
   try {
     await t.test('a live process that started at another time (a reused pid)', async () => {
-      const file = place(sleeper.pid, real.procStart);
       assert.notEqual(procStart(sleeper.pid), real.procStart);
-      assert.equal(await isRunning(), false);
-      fs.rmSync(file);
+      await withRecord(place(sleeper.pid, real.procStart), async () => {
+        assert.equal(await isRunning(), false);
+      });
     });
 
     await t.test('the same live process with its own start time is running (the control)', async () => {
-      const file = place(sleeper.pid, procStart(sleeper.pid));
-      assert.equal(await isRunning(), true, 'a record appearing changes no project folder, yet is seen');
-      sleeper.kill('SIGKILL');
-      await new Promise((r) => sleeper.once('exit', r));
-      assert.equal(await isRunning(), false, 'and its process ending is seen');
-      fs.rmSync(file);
+      await withRecord(place(sleeper.pid, procStart(sleeper.pid)), async () => {
+        assert.equal(await isRunning(), true, 'a record appearing changes no project folder, yet is seen');
+        sleeper.kill('SIGKILL');
+        await exited;
+        assert.equal(await isRunning(), false, 'and its process ending is seen');
+      });
     });
   } finally {
     sleeper.kill('SIGKILL');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { addon, root, fixtures, tempDir, openclawTranscript, posix } from './helpers.mjs';
+import { addon, root, fixtures, tempDir, openclawTranscript, posix, stress } from './helpers.mjs';
 
 const F8 = 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1';
 
@@ -200,14 +200,16 @@ test('a last line left without its newline is kept whole and terminated, not edi
   for (const line of after.trim().split('\n')) JSON.parse(line);
 });
 
-test('killing an edit at random moments 100 times leaves the old or the new transcript, whole', async () => {
+const EDIT_KILLS = stress(100, 10);
+
+test(`killing an edit at random moments ${EDIT_KILLS} times leaves the old or the new transcript, whole`, async () => {
   const original = Buffer.from(openclawTranscript(400, { resultBytes: 6000 }));
   const { state, dir } = stateWith({ 'e5.jsonl': original });
   const file = path.join(dir, 'e5.jsonl');
   await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
   const edited = fs.readFileSync(file);
   const outcomes = { old: 0, new: 0 };
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < EDIT_KILLS; i++) {
     fs.writeFileSync(file, original);
     for (const f of fs.readdirSync(dir)) if (f !== 'e5.jsonl') fs.rmSync(path.join(dir, f));
     const child = spawn(process.execPath, [path.join(root, '__test__', 'edit-child.mjs'), state, 'e5'], { stdio: 'ignore' });
@@ -225,7 +227,7 @@ test('killing an edit at random moments 100 times leaves the old or the new tran
   const after = await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
   assert.ok(after.success);
   console.log(`# kills: ${outcomes.old} left the old transcript, ${outcomes.new} the new one`);
-  assert.ok(outcomes.old + outcomes.new === 100);
+  assert.ok(outcomes.old + outcomes.new === EDIT_KILLS);
 });
 
 test('executeClone: a new transcript registered in sessions.json with everything else kept', async () => {

@@ -26,6 +26,15 @@ export function writeSqliteStore(state, schema = 23) {
   return db;
 }
 
+/**
+ * The stress loops (kills, concurrent writers, huge inputs) run their full
+ * counts with `OSI_STRESS=full`, which CI sets, and a few iterations
+ * otherwise: enough to take every path, in a test loop that stays short.
+ */
+export const FULL_STRESS = process.env.OSI_STRESS === 'full';
+/** `full` with `OSI_STRESS=full`, else `quick`. */
+export const stress = (full, quick) => (FULL_STRESS ? full : quick);
+
 /** POSIX permissions and shell scripts exist here (not on Windows). */
 export const posix = process.platform !== 'win32';
 /** Skips a test off POSIX, saying why. */

@@ -11,10 +11,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { root, tempDir, slugOf, userLine, jsonl, posix } from './helpers.mjs';
+import { root, tempDir, slugOf, userLine, jsonl, posix, stress } from './helpers.mjs';
 
 const GiB = 1024 ** 3;
 const RSS_MB = 400;
+// Sizes past the memory bound, so that holding the input would fail; the
+// full sizes with OSI_STRESS=full.
+const SPARSE = stress(4 * GiB, GiB);
+const LINE = stress(GiB, GiB / 2);
+const SESSIONS = stress(100_000, 10_000);
+const REGISTRY_ENTRIES = stress(110_000, 11_000);
 
 function place() {
   const dir = fs.realpathSync(tempDir('osi-hostile-'));
@@ -39,22 +45,22 @@ function run(call, p, { seconds = 120, rssMb = RSS_MB } = {}) {
 
 const SID = (n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-test('a sparse 4 GB transcript: counted, not held in memory', () => {
+test(`a sparse ${SPARSE / GiB} GB transcript: counted, not held in memory`, () => {
   const p = place();
   const file = path.join(p.project, `${SID(1)}.jsonl`);
   fs.closeSync(fs.openSync(file, 'w'));
-  fs.truncateSync(file, 4 * GiB);
+  fs.truncateSync(file, SPARSE);
   const out = run('discover', p);
-  assert.deepEqual([out.result.count, out.result.first.fileSizeBytes, out.result.first.messageCount], [1, 4 * GiB, 1]);
+  assert.deepEqual([out.result.count, out.result.first.fileSizeBytes, out.result.first.messageCount], [1, SPARSE, 1]);
 });
 
-test('a single 1 GB line: skipped whole, the line after it is read', () => {
+test(`a single ${LINE / 2 ** 20} MB line: skipped whole, the line after it is read`, () => {
   const p = place();
   const file = path.join(p.project, `${SID(2)}.jsonl`);
   const head = '{"type":"user","message":{"role":"user","content":"';
   fs.writeFileSync(file, head);
-  // The middle of the string is a hole: 1 GB of the line without 1 GB of disk.
-  fs.truncateSync(file, head.length + GiB);
+  // The middle of the string is a hole: the line's bytes without their disk.
+  fs.truncateSync(file, head.length + LINE);
   fs.appendFileSync(file, `"}}\n${JSON.stringify(userLine(SID(2), 'after the giant line', { cwd: p.repo }))}\n`);
   const out = run('discover', p);
   assert.equal(out.result.first.messageCount, 2);
@@ -73,26 +79,26 @@ test('binary garbage, invalid UTF-8 in strings and JSON nested 100,000 deep', ()
   assert.equal(out.result.first.lastUserMessage, 'still here');
 });
 
-test('100,000 tiny sessions in one project folder', () => {
+test(`${SESSIONS.toLocaleString('en')} tiny sessions in one project folder`, () => {
   const p = place();
   const line = JSON.stringify(userLine(SID(0), 'tiny', { cwd: p.repo }));
-  for (let i = 0; i < 100_000; i++) fs.writeFileSync(path.join(p.project, `${SID(i + 10)}.jsonl`), `${line}\n`);
+  for (let i = 0; i < SESSIONS; i++) fs.writeFileSync(path.join(p.project, `${SID(i + 10)}.jsonl`), `${line}\n`);
   const out = run('discover', p, { seconds: 300, rssMb: 1500 });
-  assert.equal(out.result.count, 100_000);
+  assert.equal(out.result.count, SESSIONS);
 });
 
-test('a registry of 50 MB', () => {
+test(`a registry of ${stress(50, 5)} MB (${REGISTRY_ENTRIES.toLocaleString('en')} entries)`, () => {
   const p = place();
   const sessions = {};
   const filler = 'x'.repeat(400);
-  for (let i = 0; i < 110_000; i++) {
+  for (let i = 0; i < REGISTRY_ENTRIES; i++) {
     sessions[`/srv/repo-${i}`] = { sessionId: SID(i), createdAt: '2026-01-01T00:00:00Z', lastResumedAt: '2026-01-01T00:00:00Z', totalCostUsd: 1, totalTurns: 1, taskHistory: [{ task: filler, at: '2026-01-01T00:00:00Z' }] };
   }
   sessions[p.repo] = { sessionId: SID(1), createdAt: '2026-01-01T00:00:00Z', lastResumedAt: '2026-01-01T00:00:00Z', totalCostUsd: 1, totalTurns: 1, taskHistory: [] };
   const file = path.join(p.state, 'agents', 'main', 'claude-code-sessions.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify({ sessions }));
-  assert.ok(fs.statSync(file).size > 50e6);
+  assert.ok(fs.statSync(file).size > stress(50e6, 5e6));
   const out = run('discover', p, { rssMb: 800 });
   assert.equal(out.result.count, 1);
 });

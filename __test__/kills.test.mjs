@@ -15,10 +15,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { root, posix } from './helpers.mjs';
+import { root, posix, stress } from './helpers.mjs';
 import { roundOf, callsOf, writers, assertWhole, leftovers, files } from './writers.mjs';
 
-const KILLS = Number(process.env.OSI_KILLS ?? 100);
+const KILLS = Number(process.env.OSI_KILLS ?? stress(100, 5));
 
 /** Rounds a child makes before its kill are numbered from `kill * ROUNDS`,
  *  the call made here after it is round `kill * ROUNDS + ROUNDS - 1`: a
@@ -129,7 +129,10 @@ for (const [name, w] of Object.entries(writers)) {
       }
       assert.deepEqual(leftovers(s.state), [], 'no temporary or lock files left behind');
       if (w.replayed) {
-        assert.ok(replayedCalls > KILLS, `the children finished ${replayedCalls} calls in all`);
+        // That the replays compared something: a slow writer on a loaded
+        // machine may finish no call in a handful of kills, so this holds
+        // over the full count (OSI_STRESS=full), not over a few.
+        if (KILLS >= 50) assert.ok(replayedCalls > KILLS, `the children finished ${replayedCalls} calls in all`);
         t.diagnostic(`${replayedCalls} calls finished before the kills, replayed; ${midCall} kills fell after a call's write but before it returned`);
       }
     } finally {

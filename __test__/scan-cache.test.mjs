@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, tempDir, uuid, userLine, assistantLine, jsonl, writeSession, posix } from './helpers.mjs';
+import { root, tempDir, uuid, userLine, assistantLine, jsonl, writeSession, posix, stress } from './helpers.mjs';
 
 // A real folder: gatherProjectStatus refuses a path that does not exist.
 const repo = tempDir('osi-cached-repo-');
@@ -72,7 +72,7 @@ test('two processes saving at once leave one whole cache and no temporary files'
   // before every call, so that every call saves.
   const writer = (file) => `
     const fs = require('node:fs');
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < ${stress(12, 4)}; i++) {
       fs.appendFileSync(${JSON.stringify(file)}, '\\n'.repeat(1100 * 1024));
       await discoverSessions(repo, options);
     }`;

@@ -3,7 +3,8 @@
 // build napi made), the TypeScript drop-in check, and the node:test suites;
 // the suites that discover sessions run twice: with the persistent scan
 // cache (in a temporary folder, never the user's) and the change monitor,
-// and with neither.
+// and with neither (of occ's suite, the tests that discover sessions).
+// Stress loops run a few iterations unless OSI_STRESS=full (CONTRIBUTING.md).
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,12 +16,14 @@ const host = execFileSync('rustc', ['-vV'], { encoding: 'utf8' }).match(/^host: 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'osi-scan-cache-'));
 const withCache = { OPENCLAW_SESSION_INTEL_CACHE_DIR: cacheDir };
 const withoutCache = { OPENCLAW_SESSION_INTEL_CACHE: 'off', OPENCLAW_SESSION_INTEL_WATCH: 'off' };
-const discovering = ['discovery', 'project-status', 'resume', 'occ', 'hooks', 'mcp'].map((s) => `__test__/${s}.test.mjs`);
+const discovering = ['discovery', 'project-status', 'resume', 'hooks', 'mcp'].map((s) => `__test__/${s}.test.mjs`);
+const occDiscovering = ['--test-name-pattern=^cc ', '--test-name-pattern=README', '--test-name-pattern=npm start', '__test__/occ.test.mjs'];
 const steps = [
   ['cargo', ['test', '--workspace', '--target', host]],
   [process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', '__test__']],
   [process.execPath, ['--test', '__test__/'], withCache],
   [process.execPath, ['--test', ...discovering], withoutCache],
+  [process.execPath, ['--test', ...occDiscovering], withoutCache],
 ];
 for (const [cmd, args, env = {}] of steps) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });

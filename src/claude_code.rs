@@ -10,11 +10,13 @@ use rayon::prelude::*;
 use session_intel_core::claude_code::{
     self as cc, discovery, history, paths, registry as reg, ScanCache,
 };
+use session_intel_core::now_iso;
 use session_intel_core::openclaw::state_dir::resolve_state_dir;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Options of `discoverSessions` (all optional).
+/// Options of `discoverSessions` (all optional). The reference takes none:
+/// each one here defaults to what the reference does.
 #[napi(object)]
 #[derive(Default)]
 pub struct DiscoverOptions {
@@ -24,10 +26,11 @@ pub struct DiscoverOptions {
     /// resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
     pub registry_root: Option<String>,
     /// Session ids the host knows to be running now (in addition to those a
-    /// Claude Code process runs by its liveness record).
+    /// Claude Code process runs by its liveness record). Default none.
     pub running_session_ids: Option<Vec<String>>,
     /// The host is running Claude Code in this repository: every registry
-    /// session of it is marked running (the reference's behaviour).
+    /// session of it is marked running (the reference's behaviour). Default
+    /// false.
     pub repo_busy: Option<bool>,
     /// Keep what was read of each transcript in a cache file, so that a
     /// fresh process reads only what changed (default true; also off with
@@ -36,79 +39,127 @@ pub struct DiscoverOptions {
     pub persistent_cache: Option<bool>,
 }
 
-/// The persistent scan cache an option asks for.
-pub fn persistent_cache(option: Option<bool>) -> cc::PersistentCache {
-    match option {
-        Some(false) => cc::PersistentCache::Off,
-        _ => cc::PersistentCache::Default,
+impl From<DiscoverOptions> for cc::DiscoverOptions {
+    fn from(o: DiscoverOptions) -> Self {
+        cc::DiscoverOptions {
+            claude_config_dir: o.claude_config_dir.map(PathBuf::from),
+            registry_root: o.registry_root.map(PathBuf::from),
+            running_session_ids: o.running_session_ids.unwrap_or_default(),
+            repo_busy: o.repo_busy.unwrap_or(false),
+            persistent_cache: match o.persistent_cache {
+                Some(false) => cc::PersistentCache::Off,
+                _ => cc::PersistentCache::Default,
+            },
+            stat_every_file: false,
+        }
     }
 }
 
-/// A Claude Code session of a repository (the reference's shape plus extras).
+/// A Claude Code session of a repository: the reference's
+/// `DiscoveredSession` (same names, same meaning unless a field says
+/// otherwise) plus titles, token and cache counts, models and files.
 #[napi(object)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoveredSession {
+    /// Claude Code's session id (the transcript's file name without `.jsonl`).
     pub session_id: String,
+    /// `openclaw` when an OpenClaw registry lists the session, `native-only`
+    /// when only Claude Code's own folders hold it.
     #[napi(ts_type = "\"openclaw\" | \"native-only\"")]
     pub source: String,
+    /// The repository path given to `discoverSessions`, made absolute and
+    /// normalised as Node's `path.resolve` does.
     pub repo_path: String,
     /// Git branch the session is on (its last main-chain line), or "unknown".
+    /// The reference reads the first line's branch instead.
     pub branch: String,
     /// First real prompt, at most 200 UTF-16 units, or "(no message)".
     pub first_message: String,
+    /// The transcript's modification time (a JS `Date`); for a registry
+    /// session, the later of that and the registry's `lastResumedAt`; the
+    /// epoch when neither is known.
     #[serde(serialize_with = "millis")]
     pub last_modified: DateTime<Utc>,
-    /// Non-blank lines of the transcript (the reference's measure).
+    /// Non-blank lines of the transcript (the reference's measure); 0 when
+    /// the transcript was not found.
     pub message_count: i64,
+    /// Size of the main transcript in bytes; 0 when it was not found.
     pub file_size_bytes: i64,
     /// A Claude Code process runs the session now (its liveness record in
     /// `<config>/sessions/`, with the process alive and started when the
     /// record says), or the host said so (`runningSessionIds`, `repoBusy`).
     pub is_running: bool,
-    /// Deduplicated input tokens, subagents included.
+    /// Deduplicated input tokens (each API response counted once, cache reads
+    /// and writes not included), subagents included.
     pub total_input_tokens: i64,
     /// Deduplicated output tokens (largest count per response), subagents included.
     pub total_output_tokens: i64,
-    /// `compact_boundary` records of the main chain.
+    /// `compact_boundary` records of the main chain (automatic and manual
+    /// compactions).
     pub compaction_count: i64,
-    /// Custom title, else generated title, else summary title, else first prompt.
+    /// Custom title, else generated title, else summary title, else first
+    /// prompt, else the first 8 characters of the session id.
     pub title: String,
+    /// Deduplicated prompt tokens read from the prompt cache, subagents included.
     pub cache_read_tokens: i64,
+    /// Deduplicated prompt tokens written to the prompt cache, subagents included.
     pub cache_creation_tokens: i64,
-    /// What the context holds now: prompt size of the last main-chain response.
+    /// What the context holds now, in tokens: prompt size (input plus cache
+    /// reads and writes) of the last main-chain response; 0 before the first.
     pub context_tokens: i64,
+    /// Models that answered, in order of first use (e.g. `claude-sonnet-4-5`).
     pub models: Vec<String>,
+    /// Subagent transcripts folded into this session.
     pub subagent_count: u32,
     /// Files the session's tool calls named, most recent last (at most 64).
     pub files_touched: Vec<String>,
     // Options last: Node-API sets the fields that are always there first,
     // so the JSON of `discoverSessionsJson` lists keys in the same order.
+    /// The OpenClaw agent whose registry lists the session; absent for
+    /// `native-only` sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
+    /// Cost in USD the registry recorded; absent for `native-only` sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost_usd: Option<f64>,
+    /// Turns the registry recorded; absent for `native-only` sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_turns: Option<f64>,
+    /// The last task of the registry's task history; absent for
+    /// `native-only` sessions and for a registry entry without tasks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_task: Option<String>,
+    /// The registry label of a labelled session; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Claude Code's nickname of the session (the transcript's last `slug`);
+    /// absent when the transcript has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slug: Option<String>,
+    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the
+    /// first real prompt (an OpenClaw spawn); absent when it has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin_marker: Option<String>,
+    /// Never set by discovery (as in the reference); `selectSession` reads
+    /// it as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_used_pct: Option<f64>,
-    /// Directory the session was started in, as recorded in the transcript.
+    /// Directory the session was started in, as recorded in the transcript;
+    /// absent when no line records one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Time of the transcript's earliest timestamped line (a JS `Date`);
+    /// absent when no line has a timestamp.
     #[serde(serialize_with = "optional_millis")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_activity: Option<DateTime<Utc>>,
+    /// Time of the transcript's latest timestamped line (a JS `Date`);
+    /// absent when no line has a timestamp.
     #[serde(serialize_with = "optional_millis")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_activity: Option<DateTime<Utc>>,
+    /// The last real prompt, at most 200 UTF-16 units; absent when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_user_message: Option<String>,
     /// Path of the main transcript, when it was found.
@@ -164,17 +215,31 @@ impl From<cc::DiscoveredSession> for DiscoveredSession {
     }
 }
 
-/// Header facts of one Claude Code transcript.
+/// Header facts of one Claude Code transcript: the reference's
+/// `JsonlHeader` (without `permissionMode`), read from the whole file.
 #[napi(object)]
 pub struct JsonlHeader {
+    /// The last non-empty main-chain `gitBranch`; absent when no line has one
+    /// (the reference reads the first one instead).
     pub git_branch: Option<String>,
+    /// The first real prompt, at most 200 UTF-16 units; absent when there is none.
     pub first_user_message: Option<String>,
+    /// The last session nickname (`slug`); absent when there is none.
     pub slug: Option<String>,
+    /// The last Claude Code version that wrote to the file; absent when no
+    /// line names one.
     pub version: Option<String>,
+    /// Non-blank lines, parsable or not.
     pub line_count: i64,
+    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the
+    /// first real prompt; absent when it has none.
     pub origin_marker: Option<String>,
+    /// Input tokens, each API response counted once (cache reads and writes
+    /// not included).
     pub total_input_tokens: i64,
+    /// Output tokens, each API response counted once with its largest count.
     pub total_output_tokens: i64,
+    /// Main-chain `compact_boundary` records (automatic and manual).
     pub compaction_count: i64,
 }
 
@@ -194,72 +259,99 @@ impl From<cc::JsonlHeader> for JsonlHeader {
     }
 }
 
-/// One task OpenClaw ran in a session.
+/// One task OpenClaw ran in a session (a `taskHistory` item of the registry).
 #[napi(object)]
 pub struct ClaudeCodeTaskHistoryEntry {
+    /// When the task was recorded (ISO-8601 string); `""` when the file has none.
     pub at: String,
+    /// The task text as `saveSession` was given it.
     pub task: String,
+    /// What the run cost in USD, as the caller reported it (0 when unknown).
     pub cost_usd: f64,
+}
+
+impl From<reg::TaskHistoryEntry> for ClaudeCodeTaskHistoryEntry {
+    fn from(t: reg::TaskHistoryEntry) -> Self {
+        ClaudeCodeTaskHistoryEntry {
+            at: t.at,
+            task: t.task,
+            cost_usd: t.cost_usd,
+        }
+    }
 }
 
 /// Who triggered the spawn that created a session.
 #[napi(object)]
 pub struct ClaudeCodeTriggeredBy {
+    /// The chat user who asked for it; absent when the caller did not say.
     pub user_id: Option<String>,
+    /// The chat channel it came from; absent when the caller did not say.
     pub channel: Option<String>,
 }
 
-/// A registry entry.
+impl From<reg::TriggeredBy> for ClaudeCodeTriggeredBy {
+    fn from(t: reg::TriggeredBy) -> Self {
+        ClaudeCodeTriggeredBy {
+            user_id: t.user_id,
+            channel: t.channel,
+        }
+    }
+}
+
+/// A registry entry (the reference's `ClaudeCodeSessionEntry`), read
+/// leniently: a missing string is `""`, a missing number 0.
 #[napi(object)]
 pub struct ClaudeCodeSessionEntry {
+    /// The Claude Code session OpenClaw resumes under this key.
     pub session_id: String,
+    /// When the entry was first saved (ISO-8601 string).
     pub created_at: String,
+    /// When the session was last saved or resumed (ISO-8601 string).
     pub last_resumed_at: String,
+    /// Cost in USD summed over the runs recorded.
     pub total_cost_usd: f64,
+    /// Turns summed over the runs recorded.
     pub total_turns: f64,
+    /// Who started the session; absent in entries written without it.
     pub triggered_by: Option<ClaudeCodeTriggeredBy>,
+    /// The tasks run in the session, oldest first.
     pub task_history: Vec<ClaudeCodeTaskHistoryEntry>,
+    /// The label of a labelled session (its key is `repoPath::label`);
+    /// absent otherwise.
     pub label: Option<String>,
 }
 
-/// A registry entry with its agent and repository (`listAllSessions`).
+/// A registry entry with its agent and repository (`listAllSessions`):
+/// the fields of `ClaudeCodeSessionEntry` plus `agentId` and `repoPath`.
 #[napi(object)]
 pub struct ClaudeCodeSessionRow {
+    /// The Claude Code session OpenClaw resumes under this key.
     pub session_id: String,
+    /// When the entry was first saved (ISO-8601 string).
     pub created_at: String,
+    /// When the session was last saved or resumed (ISO-8601 string).
     pub last_resumed_at: String,
+    /// Cost in USD summed over the runs recorded.
     pub total_cost_usd: f64,
+    /// Turns summed over the runs recorded.
     pub total_turns: f64,
+    /// Who started the session; absent in entries written without it.
     pub triggered_by: Option<ClaudeCodeTriggeredBy>,
+    /// The tasks run in the session, oldest first.
     pub task_history: Vec<ClaudeCodeTaskHistoryEntry>,
+    /// The label of a labelled session; absent otherwise.
     pub label: Option<String>,
+    /// The agent whose registry holds the entry.
     pub agent_id: String,
+    /// The repository part of the entry's key (before any `::label`).
     pub repo_path: String,
-}
-
-fn task_history(e: &reg::RegistryEntry) -> Vec<ClaudeCodeTaskHistoryEntry> {
-    e.task_history
-        .iter()
-        .map(|t| ClaudeCodeTaskHistoryEntry {
-            at: t.at.clone(),
-            task: t.task.clone(),
-            cost_usd: t.cost_usd,
-        })
-        .collect()
-}
-
-fn triggered_by(e: &reg::RegistryEntry) -> Option<ClaudeCodeTriggeredBy> {
-    e.triggered_by.as_ref().map(|t| ClaudeCodeTriggeredBy {
-        user_id: t.user_id.clone(),
-        channel: t.channel.clone(),
-    })
 }
 
 impl From<reg::RegistryEntry> for ClaudeCodeSessionEntry {
     fn from(e: reg::RegistryEntry) -> Self {
         ClaudeCodeSessionEntry {
-            triggered_by: triggered_by(&e),
-            task_history: task_history(&e),
+            triggered_by: e.triggered_by.map(Into::into),
+            task_history: e.task_history.into_iter().map(Into::into).collect(),
             session_id: e.session_id,
             created_at: e.created_at,
             last_resumed_at: e.last_resumed_at,
@@ -288,20 +380,41 @@ impl From<reg::RegistryRow> for ClaudeCodeSessionRow {
     }
 }
 
-/// What `saveSession` records besides the session id.
+/// What `saveSession` records besides the session id (all optional).
 #[napi(object)]
 pub struct SaveSessionMeta {
+    /// The chat user who asked for the run (`triggeredBy.userId` of a new entry).
     pub user_id: Option<String>,
+    /// The chat channel it came from (`triggeredBy.channel` of a new entry).
     pub channel: Option<String>,
+    /// The task run: appended to `taskHistory` unless absent or empty.
     pub task: Option<String>,
+    /// What the run cost in USD: added to `totalCostUsd` and recorded with
+    /// the task. Absent or not finite: 0.
     pub cost_usd: Option<f64>,
+    /// Saves under `repoPath::label` instead of `repoPath`.
     pub label: Option<String>,
 }
 
-/// Turns and cost to add to a registry entry.
+impl From<SaveSessionMeta> for reg::SaveMeta {
+    fn from(m: SaveSessionMeta) -> Self {
+        reg::SaveMeta {
+            user_id: m.user_id,
+            channel: m.channel,
+            task: m.task,
+            cost_usd: m.cost_usd,
+            label: m.label,
+        }
+    }
+}
+
+/// Turns and cost to add to a registry entry (absent, 0 or not finite:
+/// left as it is).
 #[napi(object)]
 pub struct SessionStats {
+    /// Turns to add to `totalTurns`.
     pub turns: Option<f64>,
+    /// Cost in USD to add to `totalCostUsd`.
     pub cost_usd: Option<f64>,
 }
 
@@ -315,12 +428,18 @@ pub struct PeekOptions {
     pub max_chars: Option<f64>,
 }
 
-fn registry() -> reg::Registry {
-    reg::Registry::new(resolve_state_dir(None))
+impl From<PeekOptions> for history::PeekLimits {
+    fn from(o: PeekOptions) -> Self {
+        let defaults = history::PeekLimits::default();
+        history::PeekLimits {
+            max_messages: o.max_messages.unwrap_or(defaults.max_messages),
+            max_chars: o.max_chars.unwrap_or(defaults.max_chars),
+        }
+    }
 }
 
-fn now_iso() -> String {
-    Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+fn registry() -> reg::Registry {
+    reg::Registry::new(resolve_state_dir(None))
 }
 
 /// The Claude Code project folder name of a launch directory: every UTF-16
@@ -371,20 +490,8 @@ pub fn save_session(
     meta: Option<SaveSessionMeta>,
 ) -> Result<()> {
     run_sync(&env, || {
-        let meta = meta.map(|m| reg::SaveMeta {
-            user_id: m.user_id,
-            channel: m.channel,
-            task: m.task,
-            cost_usd: m.cost_usd,
-            label: m.label,
-        });
-        registry().save(
-            &agent_id,
-            &repo_path,
-            &session_id,
-            &meta.unwrap_or_default(),
-            &now_iso(),
-        )
+        let meta = meta.map(reg::SaveMeta::from).unwrap_or_default();
+        registry().save(&agent_id, &repo_path, &session_id, &meta, &now_iso())
     })
 }
 
@@ -449,17 +556,7 @@ pub fn peek_session_history(
     opts: Option<PeekOptions>,
 ) -> Result<String> {
     run_sync(&env, || {
-        let defaults = history::PeekLimits::default();
-        let limits = history::PeekLimits {
-            max_messages: opts
-                .as_ref()
-                .and_then(|o| o.max_messages)
-                .unwrap_or(defaults.max_messages),
-            max_chars: opts
-                .as_ref()
-                .and_then(|o| o.max_chars)
-                .unwrap_or(defaults.max_chars),
-        };
+        let limits = opts.map(history::PeekLimits::from).unwrap_or_default();
         let claude_dir = paths::claude_config_dir(None);
         let repo = paths::resolve_lexically(&repo_path);
         Ok(discovery::find_transcript(&claude_dir, &repo, &session_id)
@@ -478,19 +575,6 @@ pub fn parse_jsonl_header(file_path: String) -> AsyncTask<CoreTask<cc::JsonlHead
     ))
 }
 
-/// The core's options of a discovery.
-fn discover_options(options: Option<DiscoverOptions>) -> cc::DiscoverOptions {
-    let o = options.unwrap_or_default();
-    cc::DiscoverOptions {
-        claude_config_dir: o.claude_config_dir.map(PathBuf::from),
-        registry_root: o.registry_root.map(PathBuf::from),
-        running_session_ids: o.running_session_ids.unwrap_or_default(),
-        repo_busy: o.repo_busy.unwrap_or(false),
-        persistent_cache: persistent_cache(o.persistent_cache),
-        stat_every_file: false,
-    }
-}
-
 /// Every Claude Code session of a repository: OpenClaw registry entries and
 /// Claude Code's own transcripts (the repository's and its worktrees'
 /// folders), running sessions first, then newest first.
@@ -499,7 +583,7 @@ pub fn discover_sessions(
     repo_path: String,
     options: Option<DiscoverOptions>,
 ) -> AsyncTask<CoreTask<Arc<Vec<cc::DiscoveredSession>>, Vec<DiscoveredSession>>> {
-    let options = discover_options(options);
+    let options = cc::DiscoverOptions::from(options.unwrap_or_default());
     AsyncTask::new(CoreTask::new(
         move || {
             Ok(cc::discover_sessions(
@@ -525,7 +609,7 @@ pub fn discover_sessions_json(
     repo_path: String,
     options: Option<DiscoverOptions>,
 ) -> AsyncTask<CoreTask<String, String>> {
-    let options = discover_options(options);
+    let options = cc::DiscoverOptions::from(options.unwrap_or_default());
     AsyncTask::new(CoreTask::new(
         move || {
             let json =

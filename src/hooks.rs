@@ -20,13 +20,16 @@ pub struct ContextPressureOptions {
 /// How full a session's context window is.
 #[napi(object)]
 pub struct ContextPressure {
-    /// Whole percentage of the window, 0–100.
+    /// `tokens` as a whole percentage of the context window, 0–100 (capped).
     pub percent: u32,
-    /// Prompt tokens of the last main-chain response.
+    /// Prompt tokens of the last main-chain response (input plus cache reads
+    /// and writes); 0 before the first response.
     pub tokens: f64,
+    /// `WARNING` from `threshold` percent, `CRITICAL` from halfway between
+    /// the threshold and 100, else `OK`.
     #[napi(ts_type = "\"OK\" | \"WARNING\" | \"CRITICAL\"")]
     pub level: String,
-    /// `"context: 72% [WARNING]"`.
+    /// The one-line form a wake message shows, e.g. `"context: 72% [WARNING]"`.
     pub line: String,
 }
 
@@ -47,27 +50,51 @@ pub fn context_pressure(
                 threshold,
             )
         },
-        |p| ContextPressure {
+        ContextPressure::from,
+    ))
+}
+
+impl From<pressure::ContextPressure> for ContextPressure {
+    fn from(p: pressure::ContextPressure) -> Self {
+        ContextPressure {
             percent: p.percent,
             tokens: p.tokens as f64,
             level: p.level.as_str().to_string(),
             line: p.line,
-        },
-    ))
+        }
+    }
 }
 
 /// An agent's resolved hook settings, in the registry's snake_case keys.
 #[napi(object)]
 pub struct HookSettings {
+    /// Terminal lines captured into a wake message (1–2000, default 120).
     #[napi(js_name = "pane_capture_lines")]
     pub pane_capture_lines: u32,
+    /// Context percentage from which pressure is reported as `WARNING`
+    /// (1–100, default 70).
     #[napi(js_name = "context_pressure_threshold")]
     pub context_pressure_threshold: u32,
+    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` for the agent's Claude Code (1–100).
     /// Absent: Claude Code's own auto-compact point.
     #[napi(js_name = "autocompact_pct")]
     pub autocompact_pct: Option<u32>,
+    /// `async` (default): the hook wakes the agent and returns at once;
+    /// `bidirectional`: it waits for the agent's answer and hands it back
+    /// to Claude Code.
     #[napi(js_name = "hook_mode", ts_type = "\"async\" | \"bidirectional\"")]
     pub hook_mode: String,
+}
+
+impl From<settings::HookSettings> for HookSettings {
+    fn from(s: settings::HookSettings) -> Self {
+        HookSettings {
+            pane_capture_lines: s.pane_capture_lines,
+            context_pressure_threshold: s.context_pressure_threshold,
+            autocompact_pct: s.autocompact_pct,
+            hook_mode: s.hook_mode.as_str().to_string(),
+        }
+    }
 }
 
 /// One problem of a hook registry.
@@ -75,7 +102,17 @@ pub struct HookSettings {
 pub struct HookRegistryProblem {
     /// JSON path, e.g. `$.agents[1].hook_settings.hook_mode`.
     pub path: String,
+    /// What is wrong there, in a sentence.
     pub message: String,
+}
+
+impl From<settings::RegistryProblem> for HookRegistryProblem {
+    fn from(p: settings::RegistryProblem) -> Self {
+        HookRegistryProblem {
+            path: p.path,
+            message: p.message,
+        }
+    }
 }
 
 /// The hook settings of `agentId`: per-agent, else global, else built-in
@@ -90,12 +127,7 @@ pub fn resolve_hook_settings(
     run_sync(&env, || {
         settings::resolve_hook_settings(&registry, &agent_id)
     })
-    .map(|s| HookSettings {
-        pane_capture_lines: s.pane_capture_lines,
-        context_pressure_threshold: s.context_pressure_threshold,
-        autocompact_pct: s.autocompact_pct,
-        hook_mode: s.hook_mode.as_str().to_string(),
-    })
+    .map(Into::into)
 }
 
 /// Every unknown key, wrong type, out-of-range value and missing or
@@ -105,15 +137,8 @@ pub fn validate_hook_registry(
     env: Env,
     registry: serde_json::Value,
 ) -> Result<Vec<HookRegistryProblem>> {
-    run_sync(&env, || Ok(settings::validate_hook_registry(&registry))).map(|problems| {
-        problems
-            .into_iter()
-            .map(|p| HookRegistryProblem {
-                path: p.path,
-                message: p.message,
-            })
-            .collect()
-    })
+    run_sync(&env, || Ok(settings::validate_hook_registry(&registry)))
+        .map(|problems| problems.into_iter().map(Into::into).collect())
 }
 
 /// What a Claude Code pane shows, from `tmux capture-pane` text.
@@ -128,14 +153,19 @@ pub fn detect_pane_state(pane_text: String) -> &'static str {
 /// What `buildWakeMessage` renders.
 #[napi(object)]
 pub struct WakeMessageOptions {
+    /// The OpenClaw agent supervising the session (named in the message).
     pub agent_id: String,
+    /// The tmux session Claude Code runs in (named in the message).
     pub tmux_session_name: String,
     /// Why the hook fired, e.g. `"response_complete"`, `"session_start"`.
     pub trigger: String,
+    /// What the pane shows (`tmux capture-pane -p` text); its state is
+    /// detected from it and its last lines are quoted.
     pub pane_text: String,
     /// Last pane lines to include; default 120 (`pane_capture_lines`).
     pub pane_capture_lines: Option<f64>,
-    /// The `contextPressure` result, when known.
+    /// The `contextPressure` result (its `line` is shown); absent: the
+    /// message says `context: unknown`.
     pub context_pressure: Option<ContextPressure>,
     /// Actions to offer; default: those that fit the detected state.
     pub actions: Option<Vec<String>>,

@@ -5,7 +5,9 @@
 //! a stable `code` (see [`error`]).
 
 #![deny(clippy::all)]
+#![warn(missing_docs)]
 
+mod callback;
 mod claude_code;
 mod error;
 mod handoff;

@@ -4,9 +4,10 @@
 use crate::error::CoreTask;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use session_intel_core as core;
 use session_intel_core::claude_code::paths::claude_config_dir;
 use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord as CoreRecord};
-use session_intel_core::claude_code::ScanCache;
+use session_intel_core::claude_code::{PersistentCache, ScanCache};
 use session_intel_core::openclaw::state_dir::resolve_state_dir;
 use session_intel_core::preflight as pf;
 use std::path::PathBuf;
@@ -156,16 +157,94 @@ pub struct PreflightResult {
     pub nonce: String,
 }
 
-/// A guard's mode from its option; an unknown one is kept to be refused.
-fn mode(value: Option<&str>, bad: &mut Option<String>) -> pf::GuardMode {
-    match value {
-        None | Some("block") => pf::GuardMode::Block,
-        Some("warn") => pf::GuardMode::Warn,
-        Some("off") => pf::GuardMode::Off,
-        Some(other) => {
-            bad.get_or_insert_with(|| other.to_owned());
-            pf::GuardMode::Block
+/// A guard's mode from its option (absent: `block`).
+fn mode(value: Option<String>) -> core::Result<pf::GuardMode> {
+    match value.as_deref() {
+        None | Some("block") => Ok(pf::GuardMode::Block),
+        Some("warn") => Ok(pf::GuardMode::Warn),
+        Some("off") => Ok(pf::GuardMode::Off),
+        Some(other) => Err(core::Error::new(
+            core::ErrorCode::InvalidArgument,
+            format!("a guard's mode must be 'block', 'warn' or 'off', not {other:?}"),
+        )
+        .with_hint("set missingCwd, invalidCwd, busy and missingResume to block, warn or off")),
+    }
+}
+
+impl From<InFlightSpawn> for pf::InFlightSpawn {
+    fn from(s: InFlightSpawn) -> Self {
+        pf::InFlightSpawn {
+            repo_path: s.repo_path,
+            cwd: s.cwd,
+            claude_session_id: s.claude_session_id,
+            child_session_key: s.child_session_key,
         }
+    }
+}
+
+impl From<ResumableSession> for pf::ResumableSession {
+    fn from(s: ResumableSession) -> Self {
+        pf::ResumableSession {
+            claude_session_id: s.claude_session_id,
+            cwd: s.cwd,
+            child_session_key: s.child_session_key,
+        }
+    }
+}
+
+impl From<SpawnRequest> for pf::SpawnRequest {
+    fn from(r: SpawnRequest) -> Self {
+        pf::SpawnRequest {
+            task: r.task,
+            cwd: r.cwd,
+            resume_session_id: r.resume_session_id,
+            label: r.label,
+            agent_id: r.agent_id.unwrap_or_else(|| "main".into()),
+            requester_workspace: r.requester_workspace,
+        }
+    }
+}
+
+impl TryFrom<PreflightOptions> for pf::PreflightOptions {
+    type Error = core::Error;
+
+    fn try_from(o: PreflightOptions) -> core::Result<Self> {
+        let d = pf::PreflightOptions::default();
+        Ok(pf::PreflightOptions {
+            claude_config_dir: o.claude_config_dir.map(PathBuf::from),
+            registry_root: o.registry_root.map(PathBuf::from),
+            briefing: o.briefing.unwrap_or(d.briefing),
+            briefing_max_chars: o
+                .briefing_max_chars
+                .map_or(d.briefing_max_chars, |n| n as usize),
+            guards: pf::Guards {
+                missing_cwd: mode(o.missing_cwd)?,
+                invalid_cwd: mode(o.invalid_cwd)?,
+                busy: mode(o.busy)?,
+                missing_resume: mode(o.missing_resume)?,
+            },
+            continuation_resume: o.continuation_resume.unwrap_or(d.continuation_resume),
+            continuation_context: o.continuation_context.unwrap_or(d.continuation_context),
+            resume_threshold: o.resume_threshold.unwrap_or(d.resume_threshold),
+            min_relevance: d.min_relevance,
+            in_flight: o.in_flight.into_iter().flatten().map(Into::into).collect(),
+            resumable: o.resumable.into_iter().flatten().map(Into::into).collect(),
+            finished_session_ids: o.finished_session_ids.unwrap_or_default(),
+            busy_window: o.busy_window_ms.map_or(d.busy_window, |ms| {
+                Duration::from_millis(ms.max(0.0) as u64)
+            }),
+            github_timeout: o.github_timeout_ms.map_or(d.github_timeout, |ms| {
+                Duration::from_millis(core::timer_ms(ms))
+            }),
+            nonce: o
+                .nonce
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(pf::new_nonce),
+            persistent_cache: match o.persistent_cache {
+                Some(false) => PersistentCache::Off,
+                _ => PersistentCache::Default,
+            },
+        })
     }
 }
 
@@ -180,109 +259,40 @@ fn mode(value: Option<&str>, bad: &mut Option<String>) -> pf::GuardMode {
 pub fn preflight_spawn(
     request: SpawnRequest,
     options: Option<PreflightOptions>,
-) -> AsyncTask<CoreTask<(pf::PreflightOutcome, String), PreflightResult>> {
-    let o = options.unwrap_or_default();
-    let d = pf::PreflightOptions::default();
-    let mut bad_mode = None;
-    let nonce = o
-        .nonce
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(pf::new_nonce);
-    let opts = pf::PreflightOptions {
-        claude_config_dir: o.claude_config_dir.map(PathBuf::from),
-        registry_root: o.registry_root.map(PathBuf::from),
-        briefing: o.briefing.unwrap_or(d.briefing),
-        briefing_max_chars: o
-            .briefing_max_chars
-            .map_or(d.briefing_max_chars, |n| n as usize),
-        guards: pf::Guards {
-            missing_cwd: mode(o.missing_cwd.as_deref(), &mut bad_mode),
-            invalid_cwd: mode(o.invalid_cwd.as_deref(), &mut bad_mode),
-            busy: mode(o.busy.as_deref(), &mut bad_mode),
-            missing_resume: mode(o.missing_resume.as_deref(), &mut bad_mode),
-        },
-        continuation_resume: o.continuation_resume.unwrap_or(d.continuation_resume),
-        continuation_context: o.continuation_context.unwrap_or(d.continuation_context),
-        resume_threshold: o.resume_threshold.unwrap_or(d.resume_threshold),
-        min_relevance: d.min_relevance,
-        in_flight: o
-            .in_flight
-            .unwrap_or_default()
-            .into_iter()
-            .map(|s| pf::InFlightSpawn {
-                repo_path: s.repo_path,
-                cwd: s.cwd,
-                claude_session_id: s.claude_session_id,
-                child_session_key: s.child_session_key,
-            })
-            .collect(),
-        resumable: o
-            .resumable
-            .unwrap_or_default()
-            .into_iter()
-            .map(|s| pf::ResumableSession {
-                claude_session_id: s.claude_session_id,
-                cwd: s.cwd,
-                child_session_key: s.child_session_key,
-            })
-            .collect(),
-        finished_session_ids: o.finished_session_ids.unwrap_or_default(),
-        busy_window: o.busy_window_ms.map_or(d.busy_window, |ms| {
-            Duration::from_millis(ms.max(0.0) as u64)
-        }),
-        github_timeout: o.github_timeout_ms.map_or(d.github_timeout, |ms| {
-            Duration::from_millis(session_intel_core::timer_ms(ms))
-        }),
-        nonce: nonce.clone(),
-        persistent_cache: crate::claude_code::persistent_cache(o.persistent_cache),
-    };
-    let req = pf::SpawnRequest {
-        task: request.task,
-        cwd: request.cwd,
-        resume_session_id: request.resume_session_id,
-        label: request.label,
-        agent_id: request.agent_id.unwrap_or_else(|| "main".into()),
-        requester_workspace: request.requester_workspace,
-    };
+) -> AsyncTask<CoreTask<pf::PreflightOutcome, PreflightResult>> {
+    let opts = pf::PreflightOptions::try_from(options.unwrap_or_default());
+    let req = pf::SpawnRequest::from(request);
     AsyncTask::new(CoreTask::new(
-        move || {
-            if let Some(bad) = bad_mode {
-                return Err(session_intel_core::Error::new(
-                    session_intel_core::ErrorCode::InvalidArgument,
-                    format!("a guard's mode must be 'block', 'warn' or 'off', not {bad:?}"),
-                )
-                .with_hint(
-                    "set missingCwd, invalidCwd, busy and missingResume to block, warn or off",
-                ));
-            }
-            pf::preflight_spawn(&req, &opts, ScanCache::global()).map(|o| (o, nonce))
-        },
-        result,
+        move || pf::preflight_spawn(&req, &opts?, ScanCache::global()),
+        PreflightResult::from,
     ))
 }
 
-fn result((o, nonce): (pf::PreflightOutcome, String)) -> PreflightResult {
-    let params = (o.task.is_some() || o.resume_session_id.is_some()).then_some(SpawnParamsPatch {
-        task: o.task,
-        resume_session_id: o.resume_session_id,
-    });
-    PreflightResult {
-        decision: o.decision.as_str().into(),
-        block: o.decision == pf::Decision::Block,
-        reason: o.reason,
-        guard: o.guard.map(Into::into),
-        params,
-        briefing: o.briefing,
-        truncated: o.truncated,
-        warnings: o.warnings,
-        repo_path: o.repo_path,
-        running: o.running.map(|r| RunningSessionInfo {
-            session_id: r.session_id,
-            child_session_key: r.child_session_key,
-            signal: r.signal.into(),
-        }),
-        prior_session_id: o.prior_session_id,
-        nonce,
+impl From<pf::PreflightOutcome> for PreflightResult {
+    fn from(o: pf::PreflightOutcome) -> Self {
+        let params =
+            (o.task.is_some() || o.resume_session_id.is_some()).then_some(SpawnParamsPatch {
+                task: o.task,
+                resume_session_id: o.resume_session_id,
+            });
+        PreflightResult {
+            decision: o.decision.as_str().into(),
+            block: o.decision == pf::Decision::Block,
+            reason: o.reason,
+            guard: o.guard.map(Into::into),
+            params,
+            briefing: o.briefing,
+            truncated: o.truncated,
+            warnings: o.warnings,
+            repo_path: o.repo_path,
+            running: o.running.map(|r| RunningSessionInfo {
+                session_id: r.session_id,
+                child_session_key: r.child_session_key,
+                signal: r.signal.into(),
+            }),
+            prior_session_id: o.prior_session_id,
+            nonce: o.nonce,
+        }
     }
 }
 

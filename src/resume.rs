@@ -1,17 +1,13 @@
 //! Resume pinning, failure classification and origin markers.
 
 use crate::error::{run_sync, CoreTask};
-use chrono::Utc;
 use indexmap::IndexMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use session_intel_core::claude_code::{origin, paths};
+use session_intel_core::now_iso;
 use session_intel_core::openclaw::state_dir::resolve_state_dir;
 use session_intel_core::resume::{failure, pins};
-
-fn now_iso() -> String {
-    Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
 
 fn store(state_dir: Option<String>, claude_config_dir: Option<String>) -> pins::PinStore {
     let state = resolve_state_dir(state_dir.as_deref().map(std::path::Path::new));
@@ -33,47 +29,120 @@ pub struct PinStoreOptions {
 /// A session to pin for a conversation and agent.
 #[napi(object)]
 pub struct PinSessionOptions {
+    /// The host's conversation (chat thread) the session belongs to; not empty.
     pub conversation_id: String,
+    /// The OpenClaw agent running Claude Code for it.
     pub agent_id: String,
+    /// The Claude Code session to resume next time; `""` pins nothing.
     pub session_id: String,
+    /// The directory Claude Code ran in (its transcript is looked for in
+    /// this directory's Claude Code project folder).
     pub work_dir: String,
+    /// The host's id of the Claude Code runtime it ran (a different one
+    /// later means a fresh start).
     pub runtime_id: String,
+    /// The conversation's history epoch the session was built on: a whole
+    /// number (see `bumpHistoryEpoch`).
     pub history_epoch: f64,
+    /// The model the session ran with; absent: any model may resume it.
     pub model: Option<String>,
+    /// OpenClaw's state dir. Default: OpenClaw's own resolution.
     pub state_dir: Option<String>,
+    /// Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
     pub claude_config_dir: Option<String>,
+}
+
+impl PinSessionOptions {
+    /// The core's pin request, or `E_INVALID_ARGUMENT` for an epoch that
+    /// is not a count.
+    fn request(self) -> session_intel_core::Result<pins::PinRequest> {
+        Ok(pins::PinRequest {
+            conversation_id: self.conversation_id,
+            agent_id: self.agent_id,
+            session_id: self.session_id,
+            work_dir: self.work_dir,
+            runtime_id: self.runtime_id,
+            history_epoch: history_epoch(self.history_epoch)?,
+            model: self.model,
+        })
+    }
 }
 
 /// What became of a pin.
 #[napi(object)]
 pub struct PinResult {
+    /// Whether the pin was written.
     pub pinned: bool,
-    /// `pinned`, `empty_session_id`, `retired` or `no_transcript`.
+    /// `pinned`, `empty_session_id` (a good pin is never overwritten by
+    /// nothing), `retired`, or `no_transcript` (the session has not persisted
+    /// a turn yet, so `--resume` could not find it).
     pub reason: String,
+}
+
+impl From<pins::PinOutcome> for PinResult {
+    fn from(o: pins::PinOutcome) -> Self {
+        PinResult {
+            pinned: o.pinned,
+            reason: o.reason.into(),
+        }
+    }
 }
 
 /// The facts of the turn about to run.
 #[napi(object)]
 pub struct ResumeDecisionOptions {
+    /// The host's conversation (chat thread); not empty.
     pub conversation_id: String,
+    /// The OpenClaw agent about to run Claude Code.
     pub agent_id: String,
+    /// The directory Claude Code will run in: it must be the pinned one on
+    /// disk (same directory, however spelled).
     pub work_dir: String,
+    /// The host's id of the Claude Code runtime it will run: it must equal
+    /// the pinned one.
     pub runtime_id: String,
+    /// The conversation's history epoch now, a whole number: the pin must
+    /// have been made on the newer of it and the stored epoch.
     pub history_epoch: f64,
+    /// The model it will run with; when both it and the pin name a model,
+    /// they must be equal.
     pub model: Option<String>,
+    /// Start fresh whatever the pin says (default false).
     pub force_fresh: Option<bool>,
     /// The resolved CLI can `--resume` at all (default true).
     pub supports_resume: Option<bool>,
     /// The conversation has an assistant turn to continue (default true).
     pub has_prior_assistant_turn: Option<bool>,
+    /// OpenClaw's state dir. Default: OpenClaw's own resolution.
     pub state_dir: Option<String>,
+    /// Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
     pub claude_config_dir: Option<String>,
+}
+
+impl ResumeDecisionOptions {
+    /// The core's decision request, or `E_INVALID_ARGUMENT` for an epoch
+    /// that is not a count.
+    fn request(self) -> session_intel_core::Result<pins::DecisionRequest> {
+        Ok(pins::DecisionRequest {
+            conversation_id: self.conversation_id,
+            agent_id: self.agent_id,
+            work_dir: self.work_dir,
+            runtime_id: self.runtime_id,
+            history_epoch: history_epoch(self.history_epoch)?,
+            model: self.model,
+            force_fresh: self.force_fresh.unwrap_or(false),
+            supports_resume: self.supports_resume.unwrap_or(true),
+            has_prior_assistant_turn: self.has_prior_assistant_turn.unwrap_or(true),
+        })
+    }
 }
 
 /// Resume or not, as one decision.
 #[napi(object)]
 pub struct ResumeDecision {
+    /// Whether this turn resumes the pinned session.
     pub resume: bool,
+    /// The session to resume; absent when not resuming.
     pub session_id: Option<String>,
     /// `resume`, or the failed guard: `no_capability`, `force_fresh`,
     /// `no_prior_turn`, `no_pin`, `agent_switched`, `retired`,
@@ -86,29 +155,60 @@ pub struct ResumeDecision {
     pub skip_transcript: bool,
 }
 
+impl From<pins::ResumeDecision> for ResumeDecision {
+    fn from(d: pins::ResumeDecision) -> Self {
+        ResumeDecision {
+            resume: d.resume,
+            session_id: d.session_id,
+            reason: d.reason.into(),
+            cli_args: d.cli_args,
+            skip_transcript: d.skip_transcript,
+        }
+    }
+}
+
 /// A compare-and-clear of a pin.
 #[napi(object)]
 pub struct ClearPinOptions {
+    /// The host's conversation (chat thread); not empty.
     pub conversation_id: String,
+    /// The agent whose pin to clear.
     pub agent_id: String,
     /// Clear only if the pin still holds this id.
     pub expected_session_id: String,
+    /// OpenClaw's state dir. Default: OpenClaw's own resolution.
     pub state_dir: Option<String>,
 }
 
 /// What a finished `--resume` run left behind.
 #[napi(object)]
 pub struct ResumeFailureInput {
+    /// The id passed to `--resume`.
     pub requested_session_id: String,
-    /// The stream-json `result` line.
+    /// The stream-json `result` line, if one was printed.
     pub result_line: Option<String>,
+    /// The tail of stderr, if any.
     pub stderr: Option<String>,
+    /// The process exit code; absent when not known. Any value but 0
+    /// (NaN included) is a failed run.
     pub exit_code: Option<f64>,
+}
+
+impl From<ResumeFailureInput> for failure::RunOutcome {
+    fn from(i: ResumeFailureInput) -> Self {
+        failure::RunOutcome {
+            requested_session_id: i.requested_session_id,
+            result_line: i.result_line,
+            stderr: i.stderr,
+            exit_code: i.exit_code,
+        }
+    }
 }
 
 /// The verdict on a resume.
 #[napi(object)]
 pub struct ResumeFailure {
+    /// The resume itself was refused, or the history cannot be replayed.
     pub rejected: bool,
     /// Retry once as a fresh session (only when no tool ran).
     pub retry_fresh: bool,
@@ -120,29 +220,26 @@ pub struct ResumeFailure {
     pub reason: String,
 }
 
+impl From<failure::ResumeFailure> for ResumeFailure {
+    fn from(v: failure::ResumeFailure) -> Self {
+        ResumeFailure {
+            rejected: v.rejected,
+            retry_fresh: v.retry_fresh,
+            retire_session_id: v.retire_session_id,
+            reason: v.reason.into(),
+        }
+    }
+}
+
 /// Records the session a conversation resumes with an agent, once it has a
 /// persisted turn (its transcript exists in `workDir`'s Claude Code folder).
 /// An empty id never overwrites a good pointer; a retired id is refused.
 #[napi(catch_unwind, ts_return_type = "Promise<PinResult>")]
 pub fn pin_session(options: PinSessionOptions) -> AsyncTask<CoreTask<pins::PinOutcome, PinResult>> {
-    let store = store(options.state_dir, options.claude_config_dir);
+    let store = store(options.state_dir.clone(), options.claude_config_dir.clone());
     AsyncTask::new(CoreTask::new(
-        move || {
-            let req = pins::PinRequest {
-                conversation_id: options.conversation_id,
-                agent_id: options.agent_id,
-                session_id: options.session_id,
-                work_dir: options.work_dir,
-                runtime_id: options.runtime_id,
-                history_epoch: history_epoch(options.history_epoch)?,
-                model: options.model,
-            };
-            store.pin(&req, &now_iso())
-        },
-        |o| PinResult {
-            pinned: o.pinned,
-            reason: o.reason.into(),
-        },
+        move || store.pin(&options.request()?, &now_iso()),
+        PinResult::from,
     ))
 }
 
@@ -160,29 +257,10 @@ fn history_epoch(value: f64) -> session_intel_core::Result<u64> {
 pub fn resolve_resume_decision(
     options: ResumeDecisionOptions,
 ) -> AsyncTask<CoreTask<pins::ResumeDecision, ResumeDecision>> {
-    let store = store(options.state_dir, options.claude_config_dir);
+    let store = store(options.state_dir.clone(), options.claude_config_dir.clone());
     AsyncTask::new(CoreTask::new(
-        move || {
-            let req = pins::DecisionRequest {
-                conversation_id: options.conversation_id,
-                agent_id: options.agent_id,
-                work_dir: options.work_dir,
-                runtime_id: options.runtime_id,
-                history_epoch: history_epoch(options.history_epoch)?,
-                model: options.model,
-                force_fresh: options.force_fresh.unwrap_or(false),
-                supports_resume: options.supports_resume.unwrap_or(true),
-                has_prior_assistant_turn: options.has_prior_assistant_turn.unwrap_or(true),
-            };
-            store.decide(&req)
-        },
-        |d| ResumeDecision {
-            resume: d.resume,
-            session_id: d.session_id,
-            reason: d.reason.into(),
-            cli_args: d.cli_args,
-            skip_transcript: d.skip_transcript,
-        },
+        move || store.decide(&options.request()?),
+        ResumeDecision::from,
     ))
 }
 
@@ -238,18 +316,7 @@ pub fn retire_session(
 /// id to retire, from positive evidence only.
 #[napi(catch_unwind)]
 pub fn classify_resume_failure(input: ResumeFailureInput) -> ResumeFailure {
-    let v = failure::classify_resume_failure(&failure::RunOutcome {
-        requested_session_id: input.requested_session_id,
-        result_line: input.result_line,
-        stderr: input.stderr,
-        exit_code: input.exit_code,
-    });
-    ResumeFailure {
-        rejected: v.rejected,
-        retry_fresh: v.retry_fresh,
-        retire_session_id: v.retire_session_id,
-        reason: v.reason.into(),
-    }
+    failure::classify_resume_failure(&input.into()).into()
 }
 
 /// The task with its origin marker: `[openclaw:agent=<id>]`, plus escaped

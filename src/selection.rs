@@ -1,9 +1,9 @@
 //! The `session-selection.ts` drop-in: resume or fresh.
 
+use crate::callback::{call_host, HostCallback};
 use crate::error::coded_error;
 use chrono::{DateTime, Utc};
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use session_intel_core::claude_code::{paths, registry::Registry};
 use session_intel_core::openclaw::state_dir::resolve_state_dir;
@@ -11,13 +11,19 @@ use session_intel_core::selection::{self as sel, anthropic::AnthropicApi, releva
 use std::future::Future;
 use std::pin::Pin;
 
-/// The reference's selection settings.
+/// The reference's selection settings (`SessionSelectionConfig`).
 #[napi(object, object_from_js = false)]
 pub struct SessionSelectionConfig {
+    /// The model asked to rate relevance.
     pub relevance_model: &'static str,
+    /// The most tokens the relevance answer may take.
     pub relevance_max_tokens: f64,
+    /// How long the relevance call may take, in milliseconds, before the
+    /// offline fallback answers.
     pub relevance_timeout_ms: u32,
+    /// The score (0–1) from which a session is resumed.
     pub resume_threshold: f64,
+    /// Whether relevance is asked of a model at all (`false`: offline only).
     pub enabled: bool,
 }
 
@@ -34,26 +40,32 @@ pub const DEFAULT_SESSION_SELECTION_CONFIG: SessionSelectionConfig = SessionSele
 /// What the host's relevance callback is asked.
 #[napi(object)]
 pub struct RelevancePrompt {
+    /// The whole prompt: the task, the numbered sessions and the JSON answer
+    /// expected (`[{"index", "relevance", "reasoning"}]`).
     pub prompt: String,
     /// The resolved model id.
     pub model: String,
     /// The caller's `relevanceMaxTokens`, as given.
     pub max_tokens: f64,
+    /// How long the answer may take, in milliseconds; a later answer is
+    /// ignored and the offline fallback used.
     pub timeout_ms: u32,
 }
 
-type RelevanceCallback =
-    ThreadsafeFunction<RelevancePrompt, Promise<String>, RelevancePrompt, Status, false>;
+type RelevanceCallback = HostCallback<RelevancePrompt, String>;
 
 /// Selection settings, all optional, plus the host's relevance callback.
 #[napi(object, object_to_js = false)]
 pub struct SessionSelectionOptions {
+    /// The model asked to rate relevance (default `claude-haiku`).
     pub relevance_model: Option<String>,
     /// Sent to the model as given (a value it refuses gives the offline
     /// answer, as in the reference).
     pub relevance_max_tokens: Option<f64>,
-    /// Read as Node's `setTimeout` reads a delay (below 1 ms: 1 ms).
+    /// How long the relevance call may take, in milliseconds (default
+    /// 3000). Read as Node's `setTimeout` reads a delay (below 1 ms: 1 ms).
     pub relevance_timeout_ms: Option<f64>,
+    /// The score (0–1) from which a session is resumed (default 0.6).
     pub resume_threshold: Option<f64>,
     /// `false`: offline relevance only.
     pub enabled: Option<bool>,
@@ -64,135 +76,214 @@ pub struct SessionSelectionOptions {
     pub relevance_callback: Option<RelevanceCallback>,
 }
 
-/// The fields of a discovered session that selection reads.
+/// The fields of a discovered session that selection reads (a
+/// `DiscoveredSession` fits; the fields mean what they mean there).
 #[napi(object)]
 pub struct SelectionSession {
+    /// Claude Code's session id.
     pub session_id: String,
+    /// The OpenClaw agent of the session: only the agent's own sessions are
+    /// candidates of `selectSession`.
     pub agent_id: Option<String>,
+    /// Git branch of the session (0.25 of the score when it is the current one).
     pub branch: String,
+    /// First real prompt: what the session is about when it has no `lastTask`.
     pub first_message: String,
+    /// When the session was last modified (a JS `Date`): recency.
     pub last_modified: DateTime<Utc>,
+    /// Non-blank transcript lines: size and health.
     pub message_count: f64,
+    /// Transcript size in bytes: health (over 5 MB costs).
     pub file_size_bytes: f64,
+    /// Cost in USD so far: with `maxBudgetUsd`, the share of the budget used.
     pub total_cost_usd: Option<f64>,
+    /// The last task run in the session: what the session is about.
     pub last_task: Option<String>,
+    /// Compactions: 3 or more force a fresh start, 1 or 2 cost capacity.
     pub compaction_count: f64,
+    /// Share of the budget used, 0–1 (0.7 or more forces a fresh start);
+    /// absent: computed from `totalCostUsd / maxBudgetUsd` when both are known.
     pub budget_used_pct: Option<f64>,
+    /// Input tokens so far: capacity (tokens per message).
     pub total_input_tokens: f64,
+    /// Output tokens so far: capacity (tokens per message).
     pub total_output_tokens: f64,
+    /// The last real prompt, read by the offline relevance fallback.
     pub last_user_message: Option<String>,
+    /// The session's title, read by the offline relevance fallback.
     pub title: Option<String>,
+    /// Files the session touched, read by the offline relevance fallback.
     pub files_touched: Option<Vec<String>>,
 }
 
 /// The branch part of a briefing.
 #[napi(object)]
 pub struct SelectionGit {
+    /// The repository's current branch (`""` when HEAD is detached).
     pub current_branch: String,
 }
 
 /// The sessions part of a briefing.
 #[napi(object)]
 pub struct SelectionSessions {
+    /// Sessions running now: any of them makes the answer `queue`.
     pub active: Vec<SelectionSession>,
+    /// The recent sessions, newest first: the agent's own are the candidates.
     pub recent: Vec<SelectionSession>,
 }
 
 /// The parts of a `ProjectStatus` selection reads.
 #[napi(object)]
 pub struct SelectionStatus {
+    /// The branch part.
     pub git: SelectionGit,
+    /// The sessions part.
     pub sessions: SelectionSessions,
 }
 
 /// How relevant a session is to the task.
 #[napi(object)]
 pub struct TaskRelevanceResult {
+    /// The session rated.
     pub session_id: String,
+    /// 0 (unrelated) to 1 (the same work), clamped.
     pub relevance: f64,
+    /// One line on why: the model's words, or the offline fallback's counts.
     pub reasoning: String,
 }
 
-/// The five factors of a score.
+impl From<sel::Relevance> for TaskRelevanceResult {
+    fn from(r: sel::Relevance) -> Self {
+        TaskRelevanceResult {
+            session_id: r.session_id,
+            relevance: r.relevance,
+            reasoning: r.reasoning,
+        }
+    }
+}
+
+impl From<TaskRelevanceResult> for sel::Relevance {
+    fn from(r: TaskRelevanceResult) -> Self {
+        sel::Relevance {
+            session_id: r.session_id,
+            relevance: r.relevance,
+            reasoning: r.reasoning,
+        }
+    }
+}
+
+/// The five factors of a score (the reference's `ScoreFactors`); all 0
+/// when a hard ceiling forced a fresh start.
 #[napi(object)]
 pub struct ScoreFactors {
+    /// 0.25 when the session is on the current branch, else 0.
     pub branch_match: f64,
+    /// 0.20 under an hour old, down to 0 at a week.
     pub recency: f64,
+    /// 0.25 from relevance 0.6; 0.10–0.25 from 0.3; 0 from 0.1; -0.15 below.
     pub task_relevance: f64,
+    /// 0–0.15: less for over 500 messages, over 5 MB, over a week old.
     pub session_health: f64,
+    /// 0–0.15: less for compactions, budget used over 30 %, and over 4000
+    /// tokens per message.
     pub context_capacity: f64,
+}
+
+impl From<scoring::ScoreFactors> for ScoreFactors {
+    fn from(f: scoring::ScoreFactors) -> Self {
+        ScoreFactors {
+            branch_match: f.branch_match,
+            recency: f.recency,
+            task_relevance: f.task_relevance,
+            session_health: f.session_health,
+            context_capacity: f.context_capacity,
+        }
+    }
 }
 
 /// A candidate's score.
 #[napi(object)]
 pub struct SessionScore {
+    /// The session scored.
     pub session_id: String,
+    /// The sum of the factors, floored at 0.
     pub score: f64,
+    /// The five factors.
     pub factors: ScoreFactors,
+    /// `resume` when `score` reaches the threshold, else `fresh`.
     #[napi(ts_type = "\"resume\" | \"fresh\"")]
     pub recommendation: String,
+    /// The reference's human-readable explanation, e.g. `Resume (score:
+    /// 0.72) — same branch, …`.
     pub reason: String,
+}
+
+impl From<scoring::SessionScore> for SessionScore {
+    fn from(s: scoring::SessionScore) -> Self {
+        SessionScore {
+            session_id: s.session_id,
+            score: s.score,
+            factors: s.factors.into(),
+            recommendation: s.recommendation.into(),
+            reason: s.reason,
+        }
+    }
 }
 
 /// What to do about a new task.
 #[napi(object)]
 pub struct SessionSelection {
+    /// `resume` the session, start `fresh`, or `queue` behind a session
+    /// running in the repository.
     #[napi(ts_type = "\"resume\" | \"fresh\" | \"queue\"")]
     pub action: String,
+    /// The session to resume; absent unless `action` is `resume`.
     pub session_id: Option<String>,
+    /// Why, in the reference's words.
     pub reason: String,
+    /// Every candidate's score, best first; absent when no scoring was done
+    /// (a label, a running session, no own sessions).
     pub scores: Option<Vec<SessionScore>>,
 }
 
-fn candidate(s: SelectionSession) -> sel::Candidate {
-    sel::Candidate {
-        session_id: s.session_id,
-        agent_id: s.agent_id,
-        branch: s.branch,
-        first_message: s.first_message,
-        last_task: s.last_task,
-        last_user_message: s.last_user_message,
-        title: s.title,
-        files_touched: s.files_touched.unwrap_or_default(),
-        last_modified: s.last_modified,
-        message_count: s.message_count,
-        file_size_bytes: s.file_size_bytes,
-        compaction_count: s.compaction_count,
-        budget_used_pct: s.budget_used_pct,
-        total_cost_usd: s.total_cost_usd,
-        total_input_tokens: s.total_input_tokens,
-        total_output_tokens: s.total_output_tokens,
+impl From<sel::SessionSelection> for SessionSelection {
+    fn from(s: sel::SessionSelection) -> Self {
+        SessionSelection {
+            action: s.action.into(),
+            session_id: s.session_id,
+            reason: s.reason,
+            scores: s.scores.map(|v| v.into_iter().map(Into::into).collect()),
+        }
     }
 }
 
-fn relevance_out(r: sel::Relevance) -> TaskRelevanceResult {
-    TaskRelevanceResult {
-        session_id: r.session_id,
-        relevance: r.relevance,
-        reasoning: r.reasoning,
-    }
-}
-
-fn score_out(s: scoring::SessionScore) -> SessionScore {
-    SessionScore {
-        session_id: s.session_id,
-        score: s.score,
-        factors: ScoreFactors {
-            branch_match: s.factors.branch_match,
-            recency: s.factors.recency,
-            task_relevance: s.factors.task_relevance,
-            session_health: s.factors.session_health,
-            context_capacity: s.factors.context_capacity,
-        },
-        recommendation: s.recommendation.into(),
-        reason: s.reason,
+impl From<SelectionSession> for sel::Candidate {
+    fn from(s: SelectionSession) -> Self {
+        sel::Candidate {
+            session_id: s.session_id,
+            agent_id: s.agent_id,
+            branch: s.branch,
+            first_message: s.first_message,
+            last_task: s.last_task,
+            last_user_message: s.last_user_message,
+            title: s.title,
+            files_touched: s.files_touched.unwrap_or_default(),
+            last_modified: s.last_modified,
+            message_count: s.message_count,
+            file_size_bytes: s.file_size_bytes,
+            compaction_count: s.compaction_count,
+            budget_used_pct: s.budget_used_pct,
+            total_cost_usd: s.total_cost_usd,
+            total_input_tokens: s.total_input_tokens,
+            total_output_tokens: s.total_output_tokens,
+        }
     }
 }
 
 /// The host's callback as a relevance source.
-struct HostCallback(RelevanceCallback);
+struct HostRelevance(RelevanceCallback);
 
-impl relevance::RelevanceSource for HostCallback {
+impl relevance::RelevanceSource for HostRelevance {
     fn complete(
         &self,
         r: relevance::RelevanceRequest,
@@ -204,12 +295,7 @@ impl relevance::RelevanceSource for HostCallback {
                 max_tokens: r.max_tokens,
                 timeout_ms: r.timeout_ms as u32,
             };
-            let promise = self
-                .0
-                .call_async_catch(arg)
-                .await
-                .map_err(|e| e.reason.clone())?;
-            promise.await.map_err(|e| e.reason.clone())
+            call_host(&self.0, arg).await
         })
     }
 }
@@ -238,7 +324,7 @@ fn settings(
         enabled: o.enabled.unwrap_or(d.enabled),
     };
     let source: Option<Box<dyn relevance::RelevanceSource>> = match o.relevance_callback {
-        Some(cb) => Some(Box::new(HostCallback(cb))),
+        Some(cb) => Some(Box::new(HostRelevance(cb))),
         None => {
             AnthropicApi::from_env().map(|a| Box::new(a) as Box<dyn relevance::RelevanceSource>)
         }
@@ -249,7 +335,7 @@ fn settings(
 /// The reference's `keywordFallback`: keyword Jaccard, doubled, at most 1.
 #[napi(catch_unwind, ts_args_type = "task: string, session: SelectionSession")]
 pub fn keyword_fallback(task: String, session: SelectionSession) -> TaskRelevanceResult {
-    relevance_out(relevance::keyword_fallback(&task, &candidate(session)))
+    relevance::keyword_fallback(&task, &session.into()).into()
 }
 
 /// Scores one session for a task (the reference's five factors). The
@@ -264,19 +350,15 @@ pub fn score_session(
     resume_threshold: Option<f64>,
 ) -> SessionScore {
     let _ = task; // the reference takes it and does not use it either
-    let rel = sel::Relevance {
-        session_id: relevance.session_id,
-        relevance: relevance.relevance,
-        reasoning: relevance.reasoning,
-    };
-    score_out(scoring::score_session(
-        &candidate(session),
+    scoring::score_session(
+        &session.into(),
         &current_branch,
-        &rel,
+        &relevance.into(),
         max_budget_usd,
         resume_threshold.unwrap_or(sel::DEFAULT_RESUME_THRESHOLD),
         Utc::now(),
-    ))
+    )
+    .into()
 }
 
 /// Relevance of every session to the task in one model call, bounded by
@@ -290,11 +372,11 @@ pub fn assess_task_relevance<'env>(
     config: Option<SessionSelectionOptions>,
 ) -> Result<PromiseRaw<'env, Vec<TaskRelevanceResult>>> {
     let (config, source) = settings(config);
-    let candidates: Vec<sel::Candidate> = sessions.into_iter().map(candidate).collect();
+    let candidates: Vec<sel::Candidate> = sessions.into_iter().map(Into::into).collect();
     let work = async move {
         let out =
             relevance::assess_task_relevance(&task, &candidates, &config, source.as_deref()).await;
-        Ok(out.into_iter().map(relevance_out).collect())
+        Ok(out.into_iter().map(Into::into).collect())
     };
     env.spawn_future_with_callback(work, |_, v| Ok(v))
 }
@@ -324,7 +406,7 @@ pub fn select_session<'env>(
             .sessions
             .recent
             .into_iter()
-            .map(candidate)
+            .map(Into::into)
             .collect(),
         label,
         max_budget_usd,
@@ -343,12 +425,7 @@ pub fn select_session<'env>(
         .await)
     };
     env.spawn_future_with_callback(work, |env, r| match r {
-        Ok(s) => Ok(SessionSelection {
-            action: s.action.into(),
-            session_id: s.session_id,
-            reason: s.reason,
-            scores: s.scores.map(|v| v.into_iter().map(score_out).collect()),
-        }),
+        Ok(s) => Ok(s.into()),
         Err(e) => Err(coded_error(env, e)),
     })
 }

@@ -8,7 +8,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use session_intel_core::openclaw::backups::DEFAULT_BACKUPS;
 use session_intel_core::openclaw::store::AgentStore;
-use session_intel_core::openclaw::{state_dir, transcripts as tr};
+use session_intel_core::openclaw::{edit, state_dir, strip, transcripts as tr};
 use std::path::Path;
 
 /// Which agent, under which state dir.
@@ -27,6 +27,7 @@ pub struct TranscriptOptions {
 /// A session's transcript.
 #[napi(object)]
 pub struct TranscriptSummary {
+    /// The session's id (a UUID).
     pub session_id: String,
     /// The JSONL file, or (SQLite store) the agent database.
     pub path: String,
@@ -37,8 +38,12 @@ pub struct TranscriptSummary {
     /// Session keys whose current session this is (`sessions.json` keys,
     /// or OpenClaw's `session_nodes`).
     pub session_keys: Vec<String>,
+    /// The session's label in `sessions.json`; absent when it has none.
     pub label: Option<String>,
+    /// The session's display name in `sessions.json`; absent when it has none.
     pub display_name: Option<String>,
+    /// When OpenClaw last updated the session's entry (a JS `Date`); absent
+    /// when no entry names this transcript or the entry has no time.
     pub updated_at: Option<DateTime<Utc>>,
     /// Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite` (2026.8 and later).
     #[napi(ts_type = "\"jsonl\" | \"sqlite\"")]
@@ -47,56 +52,122 @@ pub struct TranscriptSummary {
     /// (no events): listed, but refused for editing.
     #[napi(ts_type = "\"available\" | \"cold\" | \"empty\"")]
     pub availability: String,
-    /// SQLite: the number of events.
+    /// SQLite: the number of events; absent for JSONL.
     pub event_count: Option<f64>,
-    /// SQLite: the session key its window belongs to, current or not.
+    /// SQLite: the session key its window belongs to, current or not;
+    /// absent for JSONL.
     pub window_key: Option<String>,
 }
 
-/// What a transcript holds.
+impl From<tr::TranscriptSummary> for TranscriptSummary {
+    fn from(t: tr::TranscriptSummary) -> Self {
+        TranscriptSummary {
+            session_id: t.session_id,
+            path: t.path.to_string_lossy().into_owned(),
+            size_bytes: t.size_bytes as f64,
+            modified: t.modified,
+            session_keys: t.session_keys,
+            label: t.label,
+            display_name: t.display_name,
+            updated_at: t.updated_at,
+            store: t.store.as_str().into(),
+            availability: t.availability.as_str().into(),
+            event_count: t.event_count.map(|n| n as f64),
+            window_key: t.window_key,
+        }
+    }
+}
+
+/// What a transcript holds (counts over its entries; the header line is
+/// not an entry).
 #[napi(object)]
 pub struct TranscriptInfo {
+    /// The session's id.
     pub session_id: String,
+    /// The JSONL file, or (SQLite store) the agent database.
     pub path: String,
+    /// Which store holds it.
     #[napi(ts_type = "\"jsonl\" | \"sqlite\"")]
     pub store: String,
+    /// Bytes of the transcript (decoded JSON, for SQLite).
     pub size_bytes: f64,
+    /// Last activity (a JS `Date`): the file's mtime, or the newest event's time.
     pub modified: DateTime<Utc>,
+    /// The header's `version` (1 when it names none; 0 without a header).
     pub format_version: u32,
+    /// The header's `cwd`; absent when it has none.
     pub cwd: Option<String>,
+    /// The header's `timestamp` (ISO-8601 string); absent when it has none.
     pub created_at: Option<String>,
+    /// The header's `parentSession` (set on clones); absent when it has none.
     pub parent_session: Option<String>,
+    /// Parsable entries after the header.
     pub entry_count: u32,
+    /// Entries by `type` (`message`, `compaction`, `model_change`, …).
     pub entries_by_type: IndexMap<String, u32>,
+    /// Entries of type `message`.
     pub message_count: u32,
+    /// Messages by role (`user`, `assistant`, `toolResult`, `bashExecution`, …).
     pub messages_by_role: IndexMap<String, u32>,
+    /// `toolCall` content blocks.
     pub tool_call_count: u32,
+    /// Messages of role `toolResult`.
     pub tool_result_count: u32,
+    /// `thinking` content blocks.
     pub thinking_block_count: u32,
+    /// `image` content blocks.
     pub image_count: u32,
+    /// Entries of type `compaction`.
     pub compaction_count: u32,
+    /// User messages: each starts a turn.
     pub turn_count: u32,
+    /// Turns whose assistant messages called a tool.
     pub turns_with_tools: u32,
     /// Characters of message content / 4.
     pub estimated_tokens: f64,
+    /// Non-blank lines that are not JSON (a torn append, say).
     pub unparsable_lines: u32,
+    /// The latest entry `timestamp` (ISO-8601 string); absent when no entry
+    /// has one.
     pub last_activity: Option<String>,
 }
 
-fn summary(t: tr::TranscriptSummary) -> TranscriptSummary {
-    TranscriptSummary {
-        session_id: t.session_id,
-        path: t.path.to_string_lossy().into_owned(),
-        size_bytes: t.size_bytes as f64,
-        modified: t.modified,
-        session_keys: t.session_keys,
-        label: t.label,
-        display_name: t.display_name,
-        updated_at: t.updated_at,
-        store: t.store.as_str().into(),
-        availability: t.availability.as_str().into(),
-        event_count: t.event_count.map(|n| n as f64),
-        window_key: t.window_key,
+impl From<(tr::TranscriptSummary, tr::TranscriptInfo)> for TranscriptInfo {
+    fn from((t, i): (tr::TranscriptSummary, tr::TranscriptInfo)) -> Self {
+        TranscriptInfo {
+            session_id: t.session_id,
+            path: t.path.to_string_lossy().into_owned(),
+            store: t.store.as_str().into(),
+            size_bytes: t.size_bytes as f64,
+            modified: t.modified,
+            format_version: i.format_version,
+            cwd: i.cwd,
+            created_at: i.created_at,
+            parent_session: i.parent_session,
+            entry_count: i.entry_count,
+            entries_by_type: i.entries_by_type.into_iter().collect(),
+            message_count: i.message_count,
+            messages_by_role: i.messages_by_role.into_iter().collect(),
+            tool_call_count: i.tool_call_count,
+            tool_result_count: i.tool_result_count,
+            thinking_block_count: i.thinking_block_count,
+            image_count: i.image_count,
+            compaction_count: i.compaction_count,
+            turn_count: i.turn_count,
+            turns_with_tools: i.turns_with_tools,
+            estimated_tokens: i.estimated_tokens as f64,
+            unparsable_lines: i.unparsable_lines,
+            last_activity: i.last_activity,
+        }
+    }
+}
+
+/// The agent and state dir of a call's options, for [`open`].
+fn target(agent_id: Option<String>, state_dir: Option<String>) -> TranscriptOptions {
+    TranscriptOptions {
+        agent_id,
+        state_dir,
+        limit: None,
     }
 }
 
@@ -120,7 +191,7 @@ pub fn list_transcripts(
             }
             Ok(list)
         },
-        |v| v.into_iter().map(summary).collect(),
+        |v| v.into_iter().map(Into::into).collect(),
     ))
 }
 
@@ -153,31 +224,7 @@ pub fn transcript_info(
             let info = tr::transcript_info(store.read(&t)?.bytes());
             Ok((t, info))
         },
-        |(t, i)| TranscriptInfo {
-            session_id: t.session_id,
-            path: t.path.to_string_lossy().into_owned(),
-            store: t.store.as_str().into(),
-            size_bytes: t.size_bytes as f64,
-            modified: t.modified,
-            format_version: i.format_version,
-            cwd: i.cwd,
-            created_at: i.created_at,
-            parent_session: i.parent_session,
-            entry_count: i.entry_count,
-            entries_by_type: i.entries_by_type.into_iter().collect(),
-            message_count: i.message_count,
-            messages_by_role: i.messages_by_role.into_iter().collect(),
-            tool_call_count: i.tool_call_count,
-            tool_result_count: i.tool_result_count,
-            thinking_block_count: i.thinking_block_count,
-            image_count: i.image_count,
-            compaction_count: i.compaction_count,
-            turn_count: i.turn_count,
-            turns_with_tools: i.turns_with_tools,
-            estimated_tokens: i.estimated_tokens as f64,
-            unparsable_lines: i.unparsable_lines,
-            last_activity: i.last_activity,
-        },
+        TranscriptInfo::from,
     ))
 }
 
@@ -188,17 +235,23 @@ pub struct ToolRemovalOptions {
     /// `default` (keep 20 turns with tools, truncate the oldest 50 % of
     /// them), `aggressive` (10, 50 %), `extreme` (0), or a custom preset.
     pub preset: Option<String>,
-    /// A whole number (checked, never wrapped).
+    /// Newest turns with tool calls kept (overrides the preset): a whole
+    /// number (checked, never wrapped).
     pub keep_turns_with_tools: Option<f64>,
-    /// A whole number from 0 to 100.
+    /// Of those kept, the oldest percentage truncated (overrides the
+    /// preset): a whole number from 0 to 100.
     pub truncate_percent: Option<f64>,
 }
 
-/// A named preset of the caller's.
+/// A named preset of the caller's (looked up before the built-in ones).
 #[napi(object)]
 pub struct CustomPreset {
+    /// The name `toolRemoval.preset` gives.
     pub name: String,
+    /// Newest turns with tool calls kept whole: a whole number.
     pub keep_turns_with_tools: f64,
+    /// Of those kept, the oldest percentage whose tool output is truncated:
+    /// a whole number from 0 to 100.
     pub truncate_percent: f64,
 }
 
@@ -236,9 +289,13 @@ fn strip_settings(
 pub struct EditOptions {
     /// Full id, unique prefix, or absent for the most recently modified transcript.
     pub session_id: Option<String>,
+    /// Agent id (default `main`), normalised as OpenClaw does.
     pub agent_id: Option<String>,
+    /// OpenClaw's state dir. Default: OpenClaw's own resolution.
     pub state_dir: Option<String>,
+    /// How to strip (default: the `default` preset).
     pub tool_removal: Option<ToolRemovalOptions>,
+    /// Presets of the caller's, looked up before the built-in ones.
     pub custom_presets: Option<Vec<CustomPreset>>,
     /// Report what would change; write nothing.
     pub dry_run: Option<bool>,
@@ -281,105 +338,155 @@ impl WriteSettings {
 /// The original design's edit statistics.
 #[napi(object)]
 pub struct EditStatistics {
+    /// Messages before the edit.
     pub messages_original: u32,
+    /// Messages after it.
     pub messages_after: u32,
+    /// Tool calls before the edit.
     pub tool_calls_original: u32,
+    /// Tool calls removed (with their results).
     pub tool_calls_removed: u32,
+    /// Tool calls whose results were truncated.
     pub tool_calls_truncated: u32,
+    /// Tool calls left whole.
     pub tool_calls_preserved: u32,
+    /// Bytes of the transcript before the edit.
     pub size_original: f64,
+    /// Bytes after it (what it would be, for a dry run).
     pub size_after: f64,
+    /// How much smaller, in percent of `sizeOriginal`, to one decimal.
     pub reduction_percent: f64,
+    /// Turns whose assistant messages call tools.
     pub turns_with_tools_total: u32,
+    /// Of those, turns whose tool calls were removed.
     pub turns_with_tools_removed: u32,
+    /// Of those, turns whose tool results were truncated.
     pub turns_with_tools_truncated: u32,
+    /// Of those, turns left whole.
     pub turns_with_tools_preserved: u32,
+    /// Entries (lines) the edit deletes.
     pub entries_removed: u32,
+}
+
+/// `after` as a reduction of `original` in percent, to one decimal (0 for
+/// an empty original).
+fn reduction_percent(original: u64, after: u64) -> f64 {
+    if original == 0 {
+        return 0.0;
+    }
+    let reduction = (original as f64 - after as f64) / original as f64 * 100.0;
+    (reduction * 10.0).round() / 10.0
 }
 
 /// One turn and what the edit did to it.
 #[napi(object)]
 pub struct TurnAnalysis {
+    /// The turn's position on the active path, from 0.
     pub turn_index: u32,
+    /// 1-based line number of its first entry.
     pub first_line: u32,
+    /// 1-based line number of its last entry.
     pub last_line: u32,
+    /// Tool calls its assistant messages make.
     pub tool_calls: u32,
+    /// What the edit did to it: tool calls `removed`, results `truncated`,
+    /// `preserved` whole, or `none` (no tool calls).
     #[napi(ts_type = "\"removed\" | \"truncated\" | \"preserved\" | \"none\"")]
     pub zone: String,
+}
+
+impl From<&strip::TurnReport> for TurnAnalysis {
+    fn from(t: &strip::TurnReport) -> Self {
+        TurnAnalysis {
+            turn_index: t.turn_index,
+            first_line: t.first_line,
+            last_line: t.last_line,
+            tool_calls: t.tool_calls,
+            zone: t.zone.into(),
+        }
+    }
 }
 
 /// What `executeEdit` did.
 #[napi(object)]
 pub struct EditResult {
+    /// Always `true` (a failure rejects instead).
     pub success: bool,
+    /// Always `edit`.
     #[napi(ts_type = "\"edit\"")]
     pub mode: String,
+    /// The session edited.
     pub session_id: String,
+    /// The JSONL file, or (SQLite store) the agent database.
     pub path: String,
     /// The transcript as it was; absent for a dry run or when nothing changed.
     pub backup_path: Option<String>,
+    /// Nothing was written: the request was a dry run.
     pub dry_run: bool,
+    /// The edit changed the transcript (or would have, for a dry run).
     pub changed: bool,
     /// Lines another writer appended during the edit, carried over.
     pub appended_lines_kept: u32,
+    /// What the edit did, in counts.
     pub statistics: EditStatistics,
+    /// Every turn of the active path and what the edit did to it.
     pub turns: Vec<TurnAnalysis>,
+}
+
+impl From<edit::EditOutcome> for EditResult {
+    fn from(o: edit::EditOutcome) -> Self {
+        let s = &o.strip.stats;
+        EditResult {
+            success: true,
+            mode: "edit".into(),
+            session_id: o.session_id,
+            path: o.path.to_string_lossy().into_owned(),
+            backup_path: o.backup_path.map(|p| p.to_string_lossy().into_owned()),
+            dry_run: o.dry_run,
+            changed: o.changed,
+            appended_lines_kept: o.appended_lines_kept,
+            statistics: EditStatistics {
+                messages_original: s.messages_original,
+                messages_after: s.messages_after,
+                tool_calls_original: s.tool_calls_original,
+                tool_calls_removed: s.tool_calls_removed,
+                tool_calls_truncated: s.tool_calls_truncated,
+                tool_calls_preserved: s.tool_calls_preserved,
+                size_original: o.size_original as f64,
+                size_after: o.size_after as f64,
+                reduction_percent: reduction_percent(o.size_original, o.size_after),
+                turns_with_tools_total: s.turns_with_tools_total,
+                turns_with_tools_removed: s.turns_with_tools_removed,
+                turns_with_tools_truncated: s.turns_with_tools_truncated,
+                turns_with_tools_preserved: s.turns_with_tools_preserved,
+                entries_removed: s.entries_removed,
+            },
+            turns: o.strip.turns.iter().map(Into::into).collect(),
+        }
+    }
 }
 
 /// What `restoreFromBackup` did.
 #[napi(object)]
 pub struct RestoreResult {
+    /// The session restored.
     pub session_id: String,
+    /// The JSONL file, or (SQLite store) the agent database.
     pub path: String,
+    /// The backup the transcript was restored from.
     pub restored_from: String,
     /// What the restore replaced, kept as the newest backup (restore again to undo).
     pub replaced_backup: String,
 }
 
-fn edit_result(o: session_intel_core::openclaw::edit::EditOutcome) -> EditResult {
-    let s = &o.strip.stats;
-    let reduction = if o.size_original > 0 {
-        (o.size_original as f64 - o.size_after as f64) / o.size_original as f64 * 100.0
-    } else {
-        0.0
-    };
-    EditResult {
-        success: true,
-        mode: "edit".into(),
-        session_id: o.session_id,
-        path: o.path.to_string_lossy().into_owned(),
-        backup_path: o.backup_path.map(|p| p.to_string_lossy().into_owned()),
-        dry_run: o.dry_run,
-        changed: o.changed,
-        appended_lines_kept: o.appended_lines_kept,
-        statistics: EditStatistics {
-            messages_original: s.messages_original,
-            messages_after: s.messages_after,
-            tool_calls_original: s.tool_calls_original,
-            tool_calls_removed: s.tool_calls_removed,
-            tool_calls_truncated: s.tool_calls_truncated,
-            tool_calls_preserved: s.tool_calls_preserved,
-            size_original: o.size_original as f64,
-            size_after: o.size_after as f64,
-            reduction_percent: (reduction * 10.0).round() / 10.0,
-            turns_with_tools_total: s.turns_with_tools_total,
-            turns_with_tools_removed: s.turns_with_tools_removed,
-            turns_with_tools_truncated: s.turns_with_tools_truncated,
-            turns_with_tools_preserved: s.turns_with_tools_preserved,
-            entries_removed: s.entries_removed,
-        },
-        turns: o
-            .strip
-            .turns
-            .iter()
-            .map(|t| TurnAnalysis {
-                turn_index: t.turn_index,
-                first_line: t.first_line,
-                last_line: t.last_line,
-                tool_calls: t.tool_calls,
-                zone: t.zone.into(),
-            })
-            .collect(),
+impl From<edit::RestoreOutcome> for RestoreResult {
+    fn from(r: edit::RestoreOutcome) -> Self {
+        RestoreResult {
+            session_id: r.session_id,
+            path: r.path.to_string_lossy().into_owned(),
+            restored_from: r.restored_from.to_string_lossy().into_owned(),
+            replaced_backup: r.replaced_backup.to_string_lossy().into_owned(),
+        }
     }
 }
 
@@ -391,15 +498,10 @@ fn edit_result(o: session_intel_core::openclaw::edit::EditOutcome) -> EditResult
 #[napi(catch_unwind, ts_return_type = "Promise<EditResult>")]
 pub fn execute_edit(
     options: Option<EditOptions>,
-) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::EditOutcome, EditResult>> {
-    use session_intel_core::openclaw::edit;
+) -> AsyncTask<CoreTask<edit::EditOutcome, EditResult>> {
     let o = options.unwrap_or_default();
     let dry_run = o.dry_run.unwrap_or(false);
-    let target = TranscriptOptions {
-        agent_id: o.agent_id.clone(),
-        state_dir: o.state_dir.clone(),
-        limit: None,
-    };
+    let target = target(o.agent_id.clone(), o.state_dir.clone());
     let writes = WriteSettings::of(&o);
     let removal = o.tool_removal.unwrap_or_default();
     let custom = o.custom_presets.unwrap_or_default();
@@ -423,7 +525,7 @@ pub fn execute_edit(
             };
             open(&target)?.edit(&request)
         },
-        edit_result,
+        EditResult::from,
     ))
 }
 
@@ -433,25 +535,16 @@ pub fn execute_edit(
 pub fn restore_from_backup(
     session_id: Option<String>,
     options: Option<EditOptions>,
-) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::RestoreOutcome, RestoreResult>> {
+) -> AsyncTask<CoreTask<edit::RestoreOutcome, RestoreResult>> {
     let o = options.unwrap_or_default();
-    let target = TranscriptOptions {
-        agent_id: o.agent_id.clone(),
-        state_dir: o.state_dir.clone(),
-        limit: None,
-    };
+    let target = target(o.agent_id.clone(), o.state_dir.clone());
     let writes = WriteSettings::of(&o);
     AsyncTask::new(CoreTask::new(
         move || {
             let w = writes?;
             open(&target)?.restore(session_id.as_deref(), w.lock, w.backups)
         },
-        |r| RestoreResult {
-            session_id: r.session_id,
-            path: r.path.to_string_lossy().into_owned(),
-            restored_from: r.restored_from.to_string_lossy().into_owned(),
-            replaced_backup: r.replaced_backup.to_string_lossy().into_owned(),
-        },
+        RestoreResult::from,
     ))
 }
 
@@ -461,10 +554,13 @@ pub fn restore_from_backup(
 pub struct CloneOptions {
     /// The source: full id, unique prefix, or absent for the most recent.
     pub session_id: Option<String>,
+    /// Agent id (default `main`), normalised as OpenClaw does.
     pub agent_id: Option<String>,
+    /// OpenClaw's state dir. Default: OpenClaw's own resolution.
     pub state_dir: Option<String>,
     /// Strip tool calls from the copy (absent: copy as is).
     pub tool_removal: Option<ToolRemovalOptions>,
+    /// Presets of the caller's, looked up before the built-in ones.
     pub custom_presets: Option<Vec<CustomPreset>>,
     /// Where to write (default `<sessions dir>/<new id>.jsonl`).
     pub output_path: Option<String>,
@@ -475,56 +571,69 @@ pub struct CloneOptions {
 /// The original design's clone statistics.
 #[napi(object)]
 pub struct CloneStatistics {
+    /// Messages of the source.
     pub messages_original: u32,
+    /// Messages of the clone.
     pub messages_cloned: u32,
+    /// Tool calls of the source.
     pub tool_calls_original: u32,
+    /// Tool calls left out of the clone (with their results).
     pub tool_calls_removed: u32,
+    /// Tool calls whose results the clone truncates.
     pub tool_calls_truncated: u32,
+    /// Tool calls the clone keeps whole (all of them for a plain copy).
     pub tool_calls_preserved: u32,
+    /// Bytes of the source.
     pub size_original: f64,
+    /// Bytes of the clone.
     pub size_cloned: f64,
+    /// How much smaller the clone is, in percent of `sizeOriginal`, to one decimal.
     pub reduction_percent: f64,
 }
 
 /// What `executeClone` did.
 #[napi(object)]
 pub struct CloneResult {
+    /// Always `true` (a failure rejects instead).
     pub success: bool,
+    /// Always `clone`.
     #[napi(ts_type = "\"clone\"")]
     pub mode: String,
+    /// The session copied.
     pub source_session_id: String,
+    /// The new session's id (a fresh UUID).
     pub cloned_session_id: String,
+    /// The new JSONL file, or (SQLite store) the agent database holding the
+    /// new session.
     pub cloned_session_path: String,
     /// The `sessions.json` key of the clone (absent with `noRegister`).
     pub session_key: Option<String>,
+    /// What the copy left out, in counts.
     pub statistics: CloneStatistics,
 }
 
-fn clone_result(o: session_intel_core::openclaw::edit::CloneOutcome) -> CloneResult {
-    let s = &o.stats;
-    let reduction = if o.size_original > 0 {
-        (o.size_original as f64 - o.size_cloned as f64) / o.size_original as f64 * 100.0
-    } else {
-        0.0
-    };
-    CloneResult {
-        success: true,
-        mode: "clone".into(),
-        source_session_id: o.source_session_id,
-        cloned_session_id: o.cloned_session_id,
-        cloned_session_path: o.path.to_string_lossy().into_owned(),
-        session_key: o.session_key,
-        statistics: CloneStatistics {
-            messages_original: s.messages_original,
-            messages_cloned: s.messages_after,
-            tool_calls_original: s.tool_calls_original,
-            tool_calls_removed: s.tool_calls_removed,
-            tool_calls_truncated: s.tool_calls_truncated,
-            tool_calls_preserved: s.tool_calls_preserved,
-            size_original: o.size_original as f64,
-            size_cloned: o.size_cloned as f64,
-            reduction_percent: (reduction * 10.0).round() / 10.0,
-        },
+impl From<edit::CloneOutcome> for CloneResult {
+    fn from(o: edit::CloneOutcome) -> Self {
+        let s = &o.stats;
+        CloneResult {
+            success: true,
+            mode: "clone".into(),
+            source_session_id: o.source_session_id,
+            cloned_session_id: o.cloned_session_id,
+            cloned_session_path: o.path.to_string_lossy().into_owned(),
+            session_key: o.session_key,
+            statistics: CloneStatistics {
+                messages_original: s.messages_original,
+                messages_cloned: s.messages_after,
+                tool_calls_original: s.tool_calls_original,
+                tool_calls_removed: s.tool_calls_removed,
+                tool_calls_truncated: s.tool_calls_truncated,
+                tool_calls_preserved: s.tool_calls_preserved,
+                size_original: o.size_original as f64,
+                size_cloned: o.size_cloned as f64,
+                reduction_percent: reduction_percent(o.size_original, o.size_cloned),
+            },
+        }
     }
 }
 
@@ -534,14 +643,9 @@ fn clone_result(o: session_intel_core::openclaw::edit::CloneOutcome) -> CloneRes
 #[napi(catch_unwind, ts_return_type = "Promise<CloneResult>")]
 pub fn execute_clone(
     options: Option<CloneOptions>,
-) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::CloneOutcome, CloneResult>> {
-    use session_intel_core::openclaw::edit;
+) -> AsyncTask<CoreTask<edit::CloneOutcome, CloneResult>> {
     let o = options.unwrap_or_default();
-    let target = TranscriptOptions {
-        agent_id: o.agent_id.clone(),
-        state_dir: o.state_dir.clone(),
-        limit: None,
-    };
+    let target = target(o.agent_id.clone(), o.state_dir.clone());
     let custom = o.custom_presets.unwrap_or_default();
     let removal = o.tool_removal;
     let session = o.session_id;
@@ -560,7 +664,7 @@ pub fn execute_clone(
                 no_register,
             })
         },
-        clone_result,
+        CloneResult::from,
     ))
 }
 
@@ -568,7 +672,9 @@ pub fn execute_clone(
 #[napi(object)]
 #[derive(Default)]
 pub struct ExportOptions {
+    /// Agent id (default `main`), normalised as OpenClaw does.
     pub agent_id: Option<String>,
+    /// OpenClaw's state dir. Default: OpenClaw's own resolution.
     pub state_dir: Option<String>,
     /// Write the JSONL here (a new file, mode 0600); absent: return it as `jsonl`.
     pub output_path: Option<String>,
@@ -577,13 +683,28 @@ pub struct ExportOptions {
 /// What `exportTranscript` wrote.
 #[napi(object)]
 pub struct ExportResult {
+    /// The session exported.
     pub session_id: String,
-    /// Where the JSONL was written.
+    /// Where the JSONL was written; absent when it is returned as `jsonl`.
     pub path: Option<String>,
     /// The JSONL, when no `outputPath` was given.
     pub jsonl: Option<String>,
+    /// Non-empty lines of the JSONL.
     pub event_count: f64,
+    /// Bytes of the JSONL.
     pub bytes: f64,
+}
+
+impl From<edit::ExportOutcome> for ExportResult {
+    fn from(r: edit::ExportOutcome) -> Self {
+        ExportResult {
+            session_id: r.session_id,
+            path: r.path.map(|p| p.to_string_lossy().into_owned()),
+            jsonl: r.jsonl.map(|b| String::from_utf8_lossy(&b).into_owned()),
+            event_count: r.event_count as f64,
+            bytes: r.bytes as f64,
+        }
+    }
 }
 
 /// A session as pi JSONL (the header first, then one event per line,
@@ -593,22 +714,12 @@ pub struct ExportResult {
 pub fn export_transcript(
     session_id: Option<String>,
     options: Option<ExportOptions>,
-) -> AsyncTask<CoreTask<session_intel_core::openclaw::edit::ExportOutcome, ExportResult>> {
+) -> AsyncTask<CoreTask<edit::ExportOutcome, ExportResult>> {
     let o = options.unwrap_or_default();
-    let target = TranscriptOptions {
-        agent_id: o.agent_id,
-        state_dir: o.state_dir,
-        limit: None,
-    };
+    let target = target(o.agent_id, o.state_dir);
     let output = o.output_path.map(std::path::PathBuf::from);
     AsyncTask::new(CoreTask::new(
         move || open(&target)?.export(session_id.as_deref(), output.as_deref()),
-        |r| ExportResult {
-            session_id: r.session_id,
-            path: r.path.map(|p| p.to_string_lossy().into_owned()),
-            jsonl: r.jsonl.map(|b| String::from_utf8_lossy(&b).into_owned()),
-            event_count: r.event_count as f64,
-            bytes: r.bytes as f64,
-        },
+        ExportResult::from,
     ))
 }

@@ -9,21 +9,40 @@ use std::fmt;
 /// The stable error codes of the public API (listed in the README, "Errors").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
+    /// `E_INVALID_ARGUMENT`: an argument is missing, malformed or out of range.
     InvalidArgument,
+    /// `E_REPO_NOT_FOUND`: the repository path does not exist.
     RepoNotFound,
+    /// `E_SESSION_NOT_FOUND`: no session or transcript has that id or prefix.
     SessionNotFound,
+    /// `E_AMBIGUOUS_SESSION`: a prefix matches more than one session.
     AmbiguousSession,
+    /// `E_NO_SESSIONS`: the agent has no transcripts at all.
     NoSessions,
+    /// `E_AGENT_NOT_FOUND`: the hook registry does not list the agent, or the
+    /// state dir holds no sessions of it.
     AgentNotFound,
+    /// `E_UNKNOWN_PRESET`: no preset has that name.
     UnknownPreset,
+    /// `E_PARSE`: a transcript or backup is not in the format it should be.
     Parse,
+    /// `E_SESSION_BUSY`: another process holds the file's lock (a transcript,
+    /// a registry, a pin file) or OpenClaw is mid-turn; try again later.
     SessionBusy,
+    /// `E_CONCURRENT_MODIFICATION`: the transcript changed under an edit in a
+    /// way that cannot be carried over; nothing was written.
     ConcurrentModification,
+    /// `E_NO_BACKUP`: there is no backup to restore.
     NoBackup,
+    /// `E_WRITE_FAILED`: a file could not be written; nothing was changed.
     WriteFailed,
+    /// `E_UNSUPPORTED_STORE`: the transcript store cannot be used (a schema
+    /// this version does not know, a database that does not open, or one this
+    /// process already has open through another SQLite).
     UnsupportedStore,
     /// The session's transcript is in a cold archive or has no events.
     TranscriptUnavailable,
+    /// `E_INTERNAL`: a bug, such as a panic caught by [`catch_panic`].
     Internal,
 }
 
@@ -78,8 +97,11 @@ impl fmt::Display for ErrorCode {
 /// An error with a stable code, a message and an optional resolution hint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
+    /// What kind of error it is (the JavaScript `error.code`).
     pub code: ErrorCode,
+    /// What went wrong, in a sentence.
     pub message: String,
+    /// What to do about it (the JavaScript `error.hint`), when there is advice.
     pub hint: Option<String>,
 }
 

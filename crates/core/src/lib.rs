@@ -3,6 +3,8 @@
 //! The Node addon (the crate at the repository root) only converts arguments
 //! and results; every rule lives here and is tested here.
 
+#![warn(missing_docs)]
+
 pub mod change_monitor;
 pub mod claude_code;
 pub mod error;
@@ -20,9 +22,11 @@ pub mod project_status;
 pub mod resume;
 pub mod selection;
 pub mod text;
+pub mod time;
 
 pub use error::{catch_panic, Error, ErrorCode, Result};
 pub use js_number::{optional_whole_number, timer_ms, whole_number};
+pub use time::now_iso;
 
 /// A hash map for the hot paths of discovery: foldhash, randomly seeded like
 /// std's `RandomState`, and several times faster on short keys and paths.

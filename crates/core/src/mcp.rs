@@ -7,18 +7,31 @@ use chrono::{DateTime, Utc};
 /// What the payloads need to know about a session.
 #[derive(Debug, Clone, Default)]
 pub struct SessionFacts {
+    /// Claude Code's session id.
     pub session_id: String,
+    /// `openclaw` or `native-only` (the discovered session's `source`).
     pub source: String,
+    /// The agent whose registry lists the session, if any.
     pub agent_id: Option<String>,
+    /// The agent id of the session's origin marker, if any.
     pub origin_marker: Option<String>,
+    /// Git branch the session is on, or `unknown`.
     pub branch: String,
+    /// First real prompt, or `(no message)`.
     pub first_message: String,
+    /// When the session was last modified.
     pub last_modified: DateTime<Utc>,
+    /// Non-blank lines of the transcript.
     pub message_count: u64,
+    /// Cost in USD the registry recorded, if any.
     pub total_cost_usd: Option<f64>,
+    /// Turns the registry recorded, if any.
     pub total_turns: Option<f64>,
+    /// The registry's last task, if any.
     pub last_task: Option<String>,
+    /// The last real prompt, if any.
     pub last_user_message: Option<String>,
+    /// The host said the session runs now.
     pub is_running: bool,
 }
 
@@ -40,25 +53,38 @@ impl SessionFacts {
 /// A session as `openclaw_session_list` lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListedSession {
+    /// Claude Code's session id.
     pub session_id: String,
+    /// `openclaw` or `native-only`.
     pub source: String,
+    /// The registry's agent, else the origin marker's; `None` when neither names one.
     pub agent: Option<String>,
+    /// Git branch the session is on, or `unknown`.
     pub branch: String,
+    /// First real prompt, or `(no message)`.
     pub first_message: String,
     /// ISO-8601, seconds.
     pub last_modified: String,
+    /// Non-blank lines of the transcript.
     pub message_count: u64,
+    /// Cost in USD the registry recorded; `None` for native-only sessions.
     pub cost: Option<f64>,
+    /// Turns the registry recorded; `None` for native-only sessions.
     pub turns: Option<f64>,
+    /// The registry's last task, if any.
     pub last_task: Option<String>,
+    /// The host said the session runs now.
     pub is_running: bool,
 }
 
 /// The `openclaw_session_list` result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionListPayload {
+    /// The sessions listed, in the order given.
     pub sessions: Vec<ListedSession>,
+    /// How many are listed.
     pub total: u32,
+    /// How many of them run now.
     pub active_count: u32,
 }
 
@@ -92,9 +118,14 @@ pub fn session_list_payload(sessions: &[SessionFacts], include_native: bool) -> 
 /// A session in the project status payload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BriefSession {
+    /// Claude Code's session id.
     pub session_id: String,
+    /// The registry's agent, else the origin marker's; `None` when neither names one.
     pub agent: Option<String>,
+    /// Git branch the session is on, or `unknown`.
     pub branch: String,
+    /// What the session was last asked: the registry's last task, else the last
+    /// prompt, else the first.
     pub last_task: String,
     /// `"2h ago"`.
     pub age: String,
@@ -103,17 +134,24 @@ pub struct BriefSession {
 /// A commit in the project status payload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BriefCommit {
+    /// Abbreviated commit id.
     pub sha: String,
+    /// Subject line.
     pub message: String,
+    /// Author name.
     pub author: String,
+    /// Relative author date (`2 hours ago`).
     pub date: String,
 }
 
 /// An open pull request in the project status payload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BriefPr {
+    /// The pull request's number.
     pub number: f64,
+    /// Its title.
     pub title: String,
+    /// Its head branch.
     pub branch: String,
     /// Lower case: `"open"`, `"merged"`, `"closed"`.
     pub status: String,
@@ -122,38 +160,64 @@ pub struct BriefPr {
 /// What the project status payload is made from.
 #[derive(Debug, Clone, Default)]
 pub struct StatusFacts {
+    /// The repository's folder name.
     pub repo_name: String,
+    /// The current branch (`""` when HEAD is detached).
     pub branch: String,
+    /// HEAD's abbreviated commit id (`""` without a commit).
     pub head_sha: String,
+    /// HEAD's subject line.
     pub head_message: String,
+    /// `git status --short` lines with a working-tree change.
     pub uncommitted: Vec<String>,
+    /// `git status --short` lines with a staged change.
     pub staged: Vec<String>,
+    /// Entries of `git stash list`.
     pub stash_count: u32,
+    /// The last commits, newest first.
     pub recent_commits: Vec<BriefCommit>,
+    /// Sessions running now.
     pub active: Vec<SessionFacts>,
+    /// The briefing's recent sessions.
     pub recent: Vec<SessionFacts>,
+    /// `CLAUDE.md` exists at the root.
     pub has_claude_md: bool,
+    /// The `.md` files of `.specs`, sorted.
     pub spec_files: Vec<String>,
+    /// `TODO.md` exists at the root.
     pub has_todo: bool,
+    /// Open pull requests.
     pub open_prs: Vec<BriefPr>,
 }
 
 /// The `openclaw_project_status` result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProjectStatusPayload {
+    /// The repository's folder name.
     pub repo: String,
+    /// The current branch (`""` when HEAD is detached).
     pub branch: String,
     /// `"abc1234 — subject"`, or `""` without a commit.
     pub head_commit: String,
+    /// `git status --short` lines with a working-tree change.
     pub uncommitted_changes: Vec<String>,
+    /// `git status --short` lines with a staged change.
     pub staged_changes: Vec<String>,
+    /// Entries of `git stash list`.
     pub stash_count: u32,
+    /// The last commits, newest first.
     pub recent_commits: Vec<BriefCommit>,
+    /// Sessions running now.
     pub active_sessions: Vec<BriefSession>,
+    /// The briefing's recent sessions.
     pub recent_sessions: Vec<BriefSession>,
+    /// `CLAUDE.md` exists at the root.
     pub docs_claude_md: bool,
+    /// The `.md` files of `.specs`, sorted.
     pub docs_specs: Vec<String>,
+    /// `TODO.md` exists at the root.
     pub docs_todo: bool,
+    /// Open pull requests, status in lower case.
     pub open_prs: Vec<BriefPr>,
 }
 

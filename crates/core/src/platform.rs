@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 /// The identity of a file: two paths with equal ids name the same file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FileId {
+    /// The device (volume serial number on Windows).
     pub dev: u64,
+    /// The inode (file index on Windows).
     pub ino: u64,
 }
 
@@ -56,7 +58,9 @@ pub fn entry_id(path: &Path, meta: &Metadata) -> io::Result<FileId> {
 /// and status change time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStat {
+    /// Which file it is.
     pub id: FileId,
+    /// Size in bytes.
     pub len: u64,
     /// As [`mtime_ns`] gives it.
     pub mtime_ns: i128,

@@ -37,6 +37,7 @@ use std::time::SystemTime;
 /// One entry of a directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirItem {
+    /// The entry's file name.
     pub name: OsString,
     /// A directory (not following a symlink).
     pub is_dir: bool,
@@ -76,7 +77,9 @@ pub struct DirCache {
 /// A directory as a [`Round`] found it.
 #[derive(Debug)]
 pub struct Listed {
+    /// The directory.
     pub dir: PathBuf,
+    /// Its entries.
     pub items: Arc<[DirItem]>,
     /// The kept listing was reused because the monitor reported no change
     /// of entries since it was read.
@@ -101,6 +104,7 @@ pub struct Vouched {
 /// A folder in which files were written to or touched ([`Round::written`]).
 #[derive(Debug)]
 pub struct WrittenFolder {
+    /// The directory.
     pub dir: PathBuf,
     /// The names of those files, when the change monitor knows them all.
     pub names: Option<Vec<OsString>>,

@@ -63,44 +63,79 @@ pub struct DiscoverOptions {
 /// Token totals of a session, deduplicated (main transcript and subagents).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TokenTotals {
+    /// Input tokens (cache reads and writes not included).
     pub input: u64,
+    /// Output tokens, each response counted with its largest count.
     pub output: u64,
+    /// Prompt tokens read from the prompt cache.
     pub cache_read: u64,
+    /// Prompt tokens written to the prompt cache.
     pub cache_creation: u64,
 }
 
 /// One session of the repository.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiscoveredSession {
+    /// Claude Code's session id (the transcript's file name without `.jsonl`).
     pub session_id: String,
+    /// Where the session is known from.
     pub source: SessionSource,
+    /// The agent whose registry lists the session; `None` for native-only ones.
     pub agent_id: Option<String>,
+    /// The repository path, made absolute and normalised (no symlinks resolved).
     pub repo_path: String,
+    /// Git branch of the last main-chain line that names one, else `unknown`.
     pub branch: String,
+    /// First real prompt (at most [`PROMPT_PREVIEW_UNITS`](super::transcript::PROMPT_PREVIEW_UNITS)
+    /// UTF-16 units), else `(no message)`.
     pub first_message: String,
+    /// The transcript's mtime; for a registry session the later of that and its
+    /// `lastResumedAt`; the epoch when neither is known.
     pub last_modified: DateTime<Utc>,
+    /// Non-blank lines of the main transcript (0 when it was not found).
     pub message_count: u64,
+    /// Bytes of the main transcript (0 when it was not found).
     pub file_size_bytes: u64,
+    /// Cost in USD the registry recorded; `None` for native-only sessions.
     pub total_cost_usd: Option<f64>,
+    /// Turns the registry recorded; `None` for native-only sessions.
     pub total_turns: Option<f64>,
+    /// The last task of the registry's history, if any.
     pub last_task: Option<String>,
+    /// The registry label of a labelled session.
     pub label: Option<String>,
+    /// Claude Code's nickname of the session (the last `slug`), if any.
     pub slug: Option<String>,
     /// A Claude Code process runs the session now (see
     /// [`liveness`](super::liveness)), or the host said so.
     pub is_running: bool,
+    /// The agent id of the first real prompt's origin marker, if any.
     pub origin_marker: Option<String>,
+    /// Token totals, deduplicated, subagents included.
     pub tokens: TokenTotals,
+    /// Main-chain `compact_boundary` records.
     pub compaction_count: u32,
+    /// Never set by discovery (the reference's shape); selection reads it when a
+    /// caller sets it.
     pub budget_used_pct: Option<f64>,
+    /// Custom title, else generated title, else summary title, else first
+    /// prompt, else the first 8 characters of the id.
     pub title: String,
+    /// The first `cwd` the transcript records.
     pub cwd: Option<String>,
+    /// Time of the earliest timestamped line.
     pub first_activity: Option<DateTime<Utc>>,
+    /// Time of the latest timestamped line.
     pub last_activity: Option<DateTime<Utc>>,
+    /// Prompt tokens of the last main-chain response (0 before the first).
     pub context_tokens: u64,
+    /// Models of the responses, in order of first use.
     pub models: Vec<String>,
+    /// Subagent transcripts folded into the session.
     pub subagent_count: u32,
+    /// The last real prompt, if any.
     pub last_user_message: Option<String>,
+    /// Path of the main transcript, when it was found.
     pub transcript_path: Option<String>,
     /// Files the session's tool calls named, most recent last.
     pub files_touched: Vec<String>,
@@ -109,14 +144,23 @@ pub struct DiscoveredSession {
 /// What the reference's `parseJsonlHeader` returns, computed correctly.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonlHeader {
+    /// The last non-empty main-chain `gitBranch`.
     pub git_branch: Option<String>,
+    /// The first real prompt.
     pub first_user_message: Option<String>,
+    /// The last session nickname (`slug`).
     pub slug: Option<String>,
+    /// The last Claude Code version that wrote to the file.
     pub version: Option<String>,
+    /// Non-blank lines, parsable or not.
     pub line_count: u64,
+    /// The agent id of the first real prompt's origin marker.
     pub origin_marker: Option<String>,
+    /// Deduplicated input tokens.
     pub total_input_tokens: u64,
+    /// Deduplicated output tokens.
     pub total_output_tokens: u64,
+    /// Main-chain `compact_boundary` records.
     pub compaction_count: u32,
 }
 

@@ -14,7 +14,9 @@ use std::path::Path;
 /// and does not cut when it is NaN.
 #[derive(Debug, Clone, Copy)]
 pub struct PeekLimits {
+    /// Messages kept, newest last (0 or NaN: all; -n: all but the first n).
     pub max_messages: f64,
+    /// Character budget in UTF-16 units (0 or below: nothing; NaN: no cut).
     pub max_chars: f64,
 }
 

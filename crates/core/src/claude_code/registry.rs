@@ -20,46 +20,67 @@ pub const REGISTRY_FILE: &str = "claude-code-sessions.json";
 /// One task OpenClaw ran in a session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskHistoryEntry {
+    /// When the task was recorded (ISO-8601; `""` when the file has none).
     pub at: String,
+    /// The task text.
     pub task: String,
+    /// What the run cost in USD (0 when unknown).
     pub cost_usd: f64,
 }
 
 /// Who triggered the spawn that created a session.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TriggeredBy {
+    /// The chat user who asked for the spawn, if known.
     pub user_id: Option<String>,
+    /// The chat channel it came from, if known.
     pub channel: Option<String>,
 }
 
 /// A registry entry, read leniently from whatever is on disk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegistryEntry {
+    /// The Claude Code session OpenClaw resumes under this key.
     pub session_id: String,
+    /// When the entry was first saved (ISO-8601; `""` when missing).
     pub created_at: String,
+    /// When the session was last saved or resumed (ISO-8601; `""` when missing).
     pub last_resumed_at: String,
+    /// Cost in USD summed over the runs recorded (0 when missing).
     pub total_cost_usd: f64,
+    /// Turns summed over the runs recorded (0 when missing).
     pub total_turns: f64,
+    /// Who started the session, when the entry says.
     pub triggered_by: Option<TriggeredBy>,
+    /// The tasks run in the session, oldest first.
     pub task_history: Vec<TaskHistoryEntry>,
+    /// The label of a labelled session (key `repoPath::label`).
     pub label: Option<String>,
 }
 
 /// A registry entry with the agent and repository it belongs to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegistryRow {
+    /// The agent whose registry holds the entry.
     pub agent_id: String,
+    /// The repository part of the entry's key (before any `::label`).
     pub repo_path: String,
+    /// The entry itself.
     pub entry: RegistryEntry,
 }
 
 /// What `saveSession` records besides the session id.
 #[derive(Debug, Clone, Default)]
 pub struct SaveMeta {
+    /// The chat user who asked for the run (`triggeredBy.userId` of a new entry).
     pub user_id: Option<String>,
+    /// The chat channel it came from (`triggeredBy.channel` of a new entry).
     pub channel: Option<String>,
+    /// The task run: appended to `taskHistory` unless `None` or empty.
     pub task: Option<String>,
+    /// What the run cost in USD, added to `totalCostUsd` (not finite: 0).
     pub cost_usd: Option<f64>,
+    /// Saves under `repoPath::label` instead of `repoPath`.
     pub label: Option<String>,
 }
 

@@ -105,20 +105,28 @@ pub fn cache_file(dir: &Path, config_dir: &Path) -> PathBuf {
 /// What is kept of one file's scan, besides its facts.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StoredScan<'a> {
+    /// The transcript's path.
     pub path: Cow<'a, str>,
+    /// Device of the file when stat'ed.
     pub dev: u64,
+    /// Inode of the file when stat'ed.
     pub ino: u64,
+    /// Size in bytes when stat'ed.
     pub size: u64,
     #[serde(with = "super::fixed128::signed")]
+    /// Modification time, nanoseconds since the epoch.
     pub mtime_ns: i128,
     #[serde(with = "super::fixed128::signed")]
+    /// Status-change time, nanoseconds since the epoch.
     pub ctime_ns: i128,
     /// The file had settled when it was stat'ed: with the same stat data
     /// now, it is trusted unchanged without reading it.
     pub settled: bool,
     /// Bytes folded into the facts (whole lines).
     pub consumed: u64,
+    /// XXH3 of the first bytes of the consumed part (checked before resuming).
     pub head_hash: u64,
+    /// XXH3 of the last bytes of the consumed part (checked before resuming).
     pub tail_hash: u64,
     /// When a process last used the entry (seconds since the epoch).
     pub last_seen: u64,
@@ -143,6 +151,7 @@ impl EncodedFacts {
 /// The facts of an entry to save.
 #[derive(Debug, Clone, Copy)]
 pub enum Facts<'a> {
+    /// Decoded facts, encoded on save.
     Decoded(&'a TranscriptFacts),
     /// As they were loaded: written back without being decoded.
     Encoded(&'a EncodedFacts),

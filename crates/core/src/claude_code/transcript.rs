@@ -59,8 +59,9 @@ pub struct TranscriptFacts {
     /// branches.
     #[serde(with = "super::fixed128::set")]
     pub leaves: HashSet<u128, foldhash::fast::RandomState>,
-    /// Earliest and latest line timestamps, ISO-8601 with milliseconds.
+    /// The earliest line timestamp, ISO-8601 with milliseconds.
     pub first_activity: Option<String>,
+    /// The latest line timestamp, ISO-8601 with milliseconds.
     pub last_activity: Option<String>,
     /// Main-chain `compact_boundary` records (auto and manual).
     pub compactions: u32,

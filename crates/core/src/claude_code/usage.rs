@@ -16,9 +16,13 @@ use std::collections::HashMap;
 /// The four counters of one response.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// `input_tokens`: prompt tokens not read from or written to the cache.
     pub input: u64,
+    /// `output_tokens`.
     pub output: u64,
+    /// `cache_creation_input_tokens`: prompt tokens written to the cache.
     pub cache_creation: u64,
+    /// `cache_read_input_tokens`: prompt tokens read from the cache.
     pub cache_read: u64,
 }
 

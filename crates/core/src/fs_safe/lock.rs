@@ -96,7 +96,7 @@ fn try_create(path: &Path) -> std::io::Result<()> {
     let payload = format!(
         "{{\n  \"pid\": {},\n  \"createdAt\": \"{}\"\n}}",
         std::process::id(),
-        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        crate::time::now_iso()
     );
     let written = file.write_all(payload.as_bytes());
     if written.is_err() {

@@ -11,9 +11,13 @@ use std::sync::LazyLock;
 /// The kind of a detected pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PatternType {
+    /// Something stands in the way.
     Blocker,
+    /// Something was decided.
     Decision,
+    /// Something was learnt.
     Insight,
+    /// Something was done.
     Accomplishment,
 }
 
@@ -32,6 +36,7 @@ impl PatternType {
 /// One pattern found in a message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectedPattern {
+    /// What kind of pattern it is.
     pub kind: PatternType,
     /// 0.5 (a weak phrase or a question) to 0.9 (an explicit phrase).
     pub confidence: f64,

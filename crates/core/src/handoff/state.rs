@@ -9,23 +9,33 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionState {
+    /// The agent whose session was captured.
     pub agent_id: String,
+    /// The OpenClaw session key the transcript belongs to.
     pub session_key: String,
     /// The session this state was captured from.
     pub previous_session_id: Option<String>,
+    /// When this session was first captured (ISO-8601).
     pub created_at: String,
+    /// When it was last captured (ISO-8601).
     pub updated_at: String,
+    /// When it stops being offered (ISO-8601).
     pub expires_at: String,
+    /// The project the work belongs to.
     pub project: String,
     /// `work`, `chat` or `deep`.
     pub mode: String,
+    /// Patterns of the captured messages, oldest first.
     pub patterns: Vec<PatternNote>,
+    /// Where the work stood.
     pub summary: HandoffSummary,
     /// Line of the transcript's last message when captured.
     pub last_message_index: u32,
     /// `sha256:<hex>` of the transcript up to the end of that line.
     pub transcript_hash: String,
+    /// Whether it may still be offered.
     pub resume_available: bool,
+    /// When it was last offered (ISO-8601), if ever.
     pub resume_offered_at: Option<String>,
     /// What asked for the capture (`reset`, `new`, `manual`, …).
     pub trigger: String,
@@ -55,9 +65,14 @@ pub struct PatternNote {
     /// Stable for one message and type: capturing twice gives the same id.
     pub id: String,
     #[serde(rename = "type")]
+    /// `blocker`, `decision`, `insight`, `accomplishment`, `scope_creep` or
+    /// `task_created`.
     pub kind: String,
+    /// The sentence that showed it.
     pub content: String,
+    /// When it was captured (ISO-8601).
     pub timestamp: String,
+    /// 0.5 (a weak phrase or a question) to 0.9 (an explicit phrase).
     pub confidence: f64,
     /// Line of the transcript the message is on.
     pub source_message_index: u32,

@@ -16,7 +16,8 @@ use crate::openclaw::events::split_lines;
 use crate::openclaw::state_dir::normalize_agent_id;
 use crate::openclaw::store::{sqlite::SqliteStore, AgentStore};
 use crate::openclaw::transcripts::{Availability, StoreKind, TranscriptSummary};
-use chrono::{DateTime, Duration, NaiveDate, SecondsFormat, Utc};
+use crate::time::iso_millis as iso;
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -46,6 +47,7 @@ const MODES: [&str; 3] = ["work", "chat", "deep"];
 /// An agent's handoff directory.
 #[derive(Debug, Clone)]
 pub struct HandoffDir {
+    /// The directory itself.
     pub root: PathBuf,
 }
 
@@ -60,14 +62,17 @@ impl HandoffDir {
         }
     }
 
+    /// `session-state.json`: the current state.
     pub fn state_path(&self) -> PathBuf {
         self.root.join("session-state.json")
     }
 
+    /// `snapshots/`: one copy of the state per capture, pruned on expiry.
     pub fn snapshots(&self) -> PathBuf {
         self.root.join("snapshots")
     }
 
+    /// `patterns/`: one file of pattern notes per day, pruned on expiry.
     pub fn patterns(&self) -> PathBuf {
         self.root.join("patterns")
     }
@@ -87,39 +92,56 @@ impl HandoffDir {
 /// What to capture.
 #[derive(Debug, Clone)]
 pub struct CaptureRequest {
+    /// The agent whose session to capture.
     pub agent_id: String,
     /// The session (id or unique prefix); the most recent one when absent.
     pub session_id: Option<String>,
+    /// OpenClaw's state dir.
     pub state_dir: PathBuf,
+    /// The project the work belongs to (default `general`).
     pub project: Option<String>,
+    /// `work`, `chat` or `deep` (default `work`).
     pub mode: Option<String>,
+    /// What asked for the capture (`reset`, `new`, `manual`, …).
     pub trigger: String,
+    /// Hours the state is offered for (and snapshots and pattern files kept).
     pub expiry_hours: f64,
+    /// Messages read from the end of the transcript.
     pub message_limit: usize,
+    /// How long the summarizer may take, in milliseconds.
     pub summarize_timeout_ms: u64,
+    /// The clock.
     pub now: DateTime<Utc>,
 }
 
 /// What the host's model is given to summarise.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRequest {
+    /// The agent whose session is captured.
     pub agent_id: String,
+    /// The session captured.
     pub session_id: String,
+    /// The project the work belongs to.
     pub project: String,
+    /// What asked for the capture.
     pub trigger: String,
     /// Oldest first.
     pub messages: Vec<Message>,
+    /// Patterns of those messages.
     pub patterns: Vec<PatternNote>,
     /// The summary derived without a model.
     pub fallback: HandoffSummary,
     /// A ready prompt asking for the summary as JSON.
     pub prompt: String,
+    /// How long the answer may take, in milliseconds, before `fallback` is used.
     pub timeout_ms: u64,
 }
 
 /// The host's model, asked for a summary. It may answer with the summary
 /// object or with text holding it as JSON.
 pub trait Summarizer: Send + Sync {
+    /// Asks for the summary of `request`: the summary object, text holding it
+    /// as JSON, or `Err` with why not.
     fn summarize(
         &self,
         request: SummaryRequest,
@@ -134,10 +156,6 @@ pub struct PreparedCapture {
     /// The request the model would get.
     pub request: SummaryRequest,
     expiry: Duration,
-}
-
-fn iso(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 fn parse_time(s: &str) -> Option<DateTime<Utc>> {
@@ -549,19 +567,24 @@ pub fn clear_handoff(dir: &HandoffDir) -> Result<bool> {
 /// What `/handoff status` shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HandoffStatus {
+    /// The agent's handoff directory.
     pub dir: PathBuf,
+    /// The stored state, when there is a valid one.
     pub state: Option<SessionState>,
     /// Whether `check_for_handoff` would return the state now.
     pub offerable: bool,
     /// Why it would not, when there is a state.
     pub reason: Option<String>,
+    /// There is a state and its `expiresAt` has passed (or cannot be read).
     pub expired: bool,
     /// Milliseconds until expiry (negative once expired).
     pub expires_in_ms: Option<i64>,
     /// Whether the transcript still starts with what was captured; `None`
     /// when it cannot be read.
     pub transcript_intact: Option<bool>,
+    /// Files in `snapshots/`.
     pub snapshot_count: u32,
+    /// Files in `patterns/`.
     pub pattern_file_count: u32,
 }
 

@@ -14,10 +14,16 @@ use std::sync::LazyLock;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct HandoffSummary {
+    /// What the session was last about (derived: the last user request).
     pub last_topic: String,
+    /// Work started and not finished (derived: the last few work requests).
     pub in_progress: Vec<String>,
+    /// What stands in the way (derived: unresolved blocker patterns).
     pub blockers: Vec<String>,
+    /// What was decided (derived: decision patterns).
     pub decisions: Vec<String>,
+    /// What to do next (derived: the assistant's last announced action, or the
+    /// unanswered request).
     pub next_step: String,
 }
 

@@ -107,10 +107,13 @@ pub fn detect_pane_state(pane_text: &str) -> PaneState {
 /// What goes into a wake message.
 #[derive(Debug, Clone, Default)]
 pub struct WakeMessage<'a> {
+    /// The agent supervising the session.
     pub agent_id: &'a str,
+    /// The tmux session Claude Code runs in.
     pub tmux_session_name: &'a str,
     /// Why the hook fired, e.g. `response_complete`, `session_start`.
     pub trigger: &'a str,
+    /// What the pane shows (`tmux capture-pane -p` text).
     pub pane_text: &'a str,
     /// Lines of the pane to include (the last ones); default 120.
     pub pane_capture_lines: Option<usize>,

@@ -45,6 +45,7 @@ pub struct ContextPressure {
     pub tokens: u64,
     /// `tokens` as a whole percentage of the context window, capped at 100.
     pub percent: u32,
+    /// `WARNING` from the threshold, `CRITICAL` from halfway between it and 100.
     pub level: PressureLevel,
     /// The one-line form for a status line, e.g. `context: 72% [WARNING]`.
     pub line: String,

@@ -54,7 +54,9 @@ impl Default for HookSettings {
 /// `$.agents[1].hook_settings.hook_mode`) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryProblem {
+    /// JSON path of the problem, e.g. `$.agents[1].hook_settings.hook_mode`.
     pub path: String,
+    /// What is wrong there.
     pub message: String,
 }
 

@@ -11,10 +11,15 @@ pub struct EditRequest {
     /// Full id, session key, unique prefix, or `None` for the most recent
     /// transcript.
     pub session: Option<String>,
+    /// Newest turns with tool calls kept whole.
     pub keep_turns_with_tools: u32,
+    /// Of those kept, the oldest percentage whose tool output is truncated (0–100).
     pub truncate_percent: u32,
+    /// Report what would change; write nothing.
     pub dry_run: bool,
+    /// Backups kept per transcript.
     pub backups_to_keep: usize,
+    /// How long to wait for OpenClaw's transcript lock.
     pub lock: LockOptions,
     /// How long a SQLite session must have gone unwritten while OpenClaw
     /// runs to count as idle ([`QUIET_MS`](crate::openclaw::gateway::QUIET_MS)
@@ -25,27 +30,35 @@ pub struct EditRequest {
 /// What an edit did.
 #[derive(Debug, Clone)]
 pub struct EditOutcome {
+    /// The session edited.
     pub session_id: String,
     /// The JSONL file, or the agent database.
     pub path: PathBuf,
     /// The copy of the transcript as it was (none for a dry run or when
     /// nothing changed).
     pub backup_path: Option<PathBuf>,
+    /// The edit changed the transcript (or would have, for a dry run).
     pub changed: bool,
     /// Nothing was written: the request was a dry run.
     pub dry_run: bool,
+    /// Bytes of the transcript before the edit.
     pub size_original: u64,
+    /// Bytes after it (what it would be, for a dry run).
     pub size_after: u64,
     /// Lines another writer appended during the edit, carried over (JSONL).
     pub appended_lines_kept: u32,
+    /// What stripping did, line by line and in counts.
     pub strip: StripOutput,
 }
 
 /// What a restore did.
 #[derive(Debug, Clone)]
 pub struct RestoreOutcome {
+    /// The session restored.
     pub session_id: String,
+    /// The JSONL file, or the agent database.
     pub path: PathBuf,
+    /// The backup it was restored from.
     pub restored_from: PathBuf,
     /// The content that was replaced, kept as the newest backup (restore
     /// again to undo).
@@ -55,6 +68,8 @@ pub struct RestoreOutcome {
 /// What to clone and where.
 #[derive(Debug, Clone)]
 pub struct CloneRequest {
+    /// The source: full id, session key, unique prefix, or `None` for the most
+    /// recent transcript.
     pub session: Option<String>,
     /// Strip with these settings, or copy as is.
     pub strip: Option<(u32, u32)>,
@@ -67,13 +82,17 @@ pub struct CloneRequest {
 /// What a clone did.
 #[derive(Debug, Clone)]
 pub struct CloneOutcome {
+    /// The session copied.
     pub source_session_id: String,
+    /// The new session's id (a fresh UUID).
     pub cloned_session_id: String,
     /// The new JSONL file, or the agent database holding the new session.
     pub path: PathBuf,
     /// The session key it was registered under.
     pub session_key: Option<String>,
+    /// Bytes of the source.
     pub size_original: u64,
+    /// Bytes of the copy.
     pub size_cloned: u64,
     /// What stripping did (all tool calls preserved for a plain copy).
     pub stats: StripStats,
@@ -82,11 +101,14 @@ pub struct CloneOutcome {
 /// What an export wrote.
 #[derive(Debug, Clone)]
 pub struct ExportOutcome {
+    /// The session exported.
     pub session_id: String,
     /// Where the JSONL was written; `None` when it was returned instead.
     pub path: Option<PathBuf>,
     /// The JSONL, when no path was given.
     pub jsonl: Option<Vec<u8>>,
+    /// Non-empty lines of the JSONL.
     pub event_count: u64,
+    /// Bytes of the JSONL.
     pub bytes: u64,
 }

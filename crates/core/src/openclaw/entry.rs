@@ -11,6 +11,7 @@ use serde::de::IgnoredAny;
 pub struct EntryHead {
     /// `type`; `None` when the line is not an object with a string type.
     pub kind: Option<String>,
+    /// `id` when it is a string.
     pub id: Option<String>,
     /// `parentId` when it is a string.
     pub parent: Option<String>,
@@ -19,7 +20,9 @@ pub struct EntryHead {
     parent_null: bool,
     /// `targetId`: `Some(None)` for null.
     pub target: Option<Option<String>>,
+    /// `appendParentId` when it is a string.
     pub append_parent: Option<String>,
+    /// `appendMode` when it is a string.
     pub append_mode: Option<String>,
     /// `firstKeptEntryId` of a compaction or reset.
     pub first_kept: Option<String>,

@@ -40,6 +40,7 @@ pub struct StateOwner {
     /// `gateway` (no role in the file), `agent-embedded`,
     /// `sqlite-maintenance` or `skill-workshop-apply`.
     pub role: String,
+    /// The lock file that names it.
     pub lock: PathBuf,
 }
 

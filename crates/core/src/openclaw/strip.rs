@@ -35,8 +35,11 @@ use std::collections::{HashMap, HashSet};
 /// A named pair of settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Preset {
+    /// The name a caller gives.
     pub name: String,
+    /// Newest turns with tool calls kept whole.
     pub keep_turns_with_tools: u32,
+    /// Of those kept, the oldest percentage truncated (0–100).
     pub truncate_percent: u32,
 }
 
@@ -85,10 +88,13 @@ pub fn resolve_settings(
 /// What happened to one turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnReport {
+    /// The turn's position on the active path, from 0.
     pub turn_index: u32,
     /// 1-based line numbers of its first and last entry.
     pub first_line: u32,
+    /// 1-based line number of its last entry.
     pub last_line: u32,
+    /// Tool calls its assistant messages make.
     pub tool_calls: u32,
     /// `removed`, `truncated`, `preserved`, or `none` (no tool calls).
     pub zone: &'static str,
@@ -97,16 +103,27 @@ pub struct TurnReport {
 /// Counts of an edit (the original design's statistics).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StripStats {
+    /// Messages before the edit.
     pub messages_original: u32,
+    /// Messages after it.
     pub messages_after: u32,
+    /// Tool calls before the edit.
     pub tool_calls_original: u32,
+    /// Tool calls removed (with their results).
     pub tool_calls_removed: u32,
+    /// Tool calls whose results were truncated.
     pub tool_calls_truncated: u32,
+    /// Tool calls left whole.
     pub tool_calls_preserved: u32,
+    /// Turns whose assistant messages call tools.
     pub turns_with_tools_total: u32,
+    /// Of those, turns whose tool calls were removed.
     pub turns_with_tools_removed: u32,
+    /// Of those, turns whose tool results were truncated.
     pub turns_with_tools_truncated: u32,
+    /// Of those, turns left whole.
     pub turns_with_tools_preserved: u32,
+    /// Entries (lines) deleted.
     pub entries_removed: u32,
 }
 
@@ -126,7 +143,9 @@ pub enum LineEdit {
 pub struct StripOutput {
     /// One per line of the input (split at `\n`).
     pub edits: Vec<LineEdit>,
+    /// What the edit did, in counts.
     pub stats: StripStats,
+    /// Every turn of the active path and what the edit does to it.
     pub turns: Vec<TurnReport>,
     /// Deleted entry id → the id its references now point at (`None`: root).
     pub relinked: HashMap<String, Option<String>>,

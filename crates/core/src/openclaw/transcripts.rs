@@ -31,6 +31,7 @@ impl StoreKind {
 /// Whether a session's transcript can be read and edited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Availability {
+    /// Readable and editable.
     Available,
     /// Moved to a cold archive by OpenClaw; OpenClaw restores it before use.
     Cold,
@@ -52,6 +53,7 @@ impl Availability {
 /// One session's transcript and what the session index says about it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranscriptSummary {
+    /// The session's id.
     pub session_id: String,
     /// The JSONL file, or the agent database.
     pub path: PathBuf,
@@ -62,12 +64,17 @@ pub struct TranscriptSummary {
     /// Session keys whose current session this is (`sessions.json` keys,
     /// or `session_nodes` rows).
     pub session_keys: Vec<String>,
+    /// The session's label in the session index, if any.
     pub label: Option<String>,
+    /// The session's display name in the session index, if any.
     pub display_name: Option<String>,
+    /// When the session index last updated the session's entry, if known.
     pub updated_at: Option<DateTime<Utc>>,
     /// SQLite: the key the session's window belongs to, current or not.
     pub window_key: Option<String>,
+    /// Which store holds it.
     pub store: StoreKind,
+    /// Whether it can be read and edited.
     pub availability: Availability,
     /// SQLite: the number of events.
     pub event_count: Option<u64>,
@@ -170,21 +177,33 @@ fn not_found(agent_id: &str, partial: &str) -> Error {
 /// What a transcript holds.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TranscriptInfo {
+    /// The header's `version` (1 when it names none; 0 without a header).
     pub format_version: u32,
+    /// The header's `id`.
     pub header_id: Option<String>,
+    /// The header's `cwd`.
     pub cwd: Option<String>,
+    /// The header's `timestamp`.
     pub created_at: Option<String>,
+    /// The header's `parentSession` (set on clones).
     pub parent_session: Option<String>,
+    /// Parsable entries after the header.
     pub entry_count: u32,
     /// Entries by `type` (`message`, `compaction`, `model_change`, …).
     pub entries_by_type: BTreeMap<String, u32>,
+    /// Entries of type `message`.
     pub message_count: u32,
     /// Messages by role (`user`, `assistant`, `toolResult`, `bashExecution`, …).
     pub messages_by_role: BTreeMap<String, u32>,
+    /// `toolCall` content blocks.
     pub tool_call_count: u32,
+    /// Messages of role `toolResult`.
     pub tool_result_count: u32,
+    /// `thinking` content blocks.
     pub thinking_block_count: u32,
+    /// `image` content blocks.
     pub image_count: u32,
+    /// Entries of type `compaction`.
     pub compaction_count: u32,
     /// User messages: each starts a turn.
     pub turn_count: u32,
@@ -192,7 +211,9 @@ pub struct TranscriptInfo {
     pub turns_with_tools: u32,
     /// Characters of message content / 4.
     pub estimated_tokens: u64,
+    /// Non-blank lines that are not JSON.
     pub unparsable_lines: u32,
+    /// The latest entry `timestamp`, if any.
     pub last_activity: Option<String>,
 }
 

@@ -23,8 +23,11 @@ use std::collections::{HashMap, HashSet};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Parent<'a> {
     #[default]
+    /// No `parentId` member: the entry before it is the parent.
     Absent,
+    /// `parentId: null`: a root.
     Null,
+    /// A parent id.
     Id(&'a str),
     /// Neither a string nor null.
     Invalid,
@@ -45,7 +48,9 @@ impl<'a> Parent<'a> {
 pub struct TreeEntry<'a> {
     /// `type`; `None` for a line that is not a JSON object.
     pub kind: Option<&'a str>,
+    /// `id`, if a string.
     pub id: Option<&'a str>,
+    /// `parentId` as written.
     pub parent: Parent<'a>,
     /// `targetId` of a `leaf` record: `Some(None)` for null, `None` when
     /// absent or neither a string nor null.

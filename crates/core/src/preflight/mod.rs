@@ -246,11 +246,14 @@ pub struct PreflightOutcome {
     pub running: Option<RunningSession>,
     /// The earlier session the briefing describes.
     pub prior_session_id: Option<String>,
+    /// The spawn's nonce, as put in the origin marker.
+    pub nonce: String,
 }
 
 impl PreflightOutcome {
     fn new(decision: Decision, reason: String) -> Self {
         PreflightOutcome {
+            nonce: String::new(),
             decision,
             reason,
             guard: None,
@@ -295,6 +298,18 @@ fn apply(
 /// Runs the pre-flight of one spawn. Fails only when the state on disk
 /// cannot be read at all; every finding is in the outcome.
 pub fn preflight_spawn(
+    req: &SpawnRequest,
+    opts: &PreflightOptions,
+    cache: &ScanCache,
+) -> Result<PreflightOutcome> {
+    decide(req, opts, cache).map(|outcome| PreflightOutcome {
+        nonce: opts.nonce.clone(),
+        ..outcome
+    })
+}
+
+/// [`preflight_spawn`] without the nonce in its outcome.
+fn decide(
     req: &SpawnRequest,
     opts: &PreflightOptions,
     cache: &ScanCache,

@@ -23,10 +23,15 @@ pub struct RecentCommit {
 pub struct GitState {
     /// `git branch --show-current`: `""` when HEAD is detached.
     pub current_branch: String,
+    /// HEAD's commit id, abbreviated as `%h` (`""` without a commit).
     pub head_commit_sha: String,
+    /// HEAD's subject line (`%s`).
     pub head_commit_message: String,
+    /// `git status --short`, by kind of change.
     pub status: ShortStatus,
+    /// Entries of `git stash list`.
     pub stash_count: u32,
+    /// The last ten commits reachable from HEAD, newest first.
     pub recent_commits: Vec<RecentCommit>,
 }
 

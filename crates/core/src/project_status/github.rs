@@ -13,26 +13,37 @@ use std::time::{Duration, Instant};
 /// A pull request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PullRequest {
+    /// The pull request's number.
     pub number: f64,
+    /// Its title.
     pub title: String,
+    /// Its head branch (`headRefName`).
     pub branch: String,
+    /// `OPEN`, `MERGED` or `CLOSED`, as `gh` spells it.
     pub state: String,
+    /// The author's login, if `gh` gives one.
     pub author: Option<String>,
+    /// When it was last updated (ISO-8601), if `gh` gives it.
     pub updated_at: Option<String>,
 }
 
 /// A CI check.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
+    /// The check's name.
     pub name: String,
+    /// Its state as `gh` reports it (`FAILURE` for every check kept).
     pub status: String,
+    /// Its conclusion or bucket, if `gh` gives one.
     pub conclusion: Option<String>,
 }
 
 /// What GitHub says about the repository's current branch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GithubState {
+    /// Open pull requests (at most 5).
     pub open_prs: Vec<PullRequest>,
+    /// Failing checks of the current branch's pull request.
     pub failing_checks: Vec<Check>,
     /// Pull requests updated in the last 24 hours, in any state.
     pub recent_pr_activity: Vec<PullRequest>,

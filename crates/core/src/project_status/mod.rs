@@ -48,36 +48,50 @@ impl Default for ProjectStatusOptions {
 pub struct RepoInfo {
     /// The work tree root (the path itself when it is not in a repository).
     pub path: String,
+    /// The last component of `path`.
     pub name: String,
+    /// Whether the path is inside a git repository.
     pub is_git_repo: bool,
 }
 
 /// Guidance documents at the repository root.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Docs {
+    /// `CLAUDE.md` exists.
     pub has_claude_md: bool,
+    /// A `.specs` folder exists.
     pub has_specs: bool,
     /// `.specs/*.md`, sorted.
     pub spec_files: Vec<String>,
+    /// `TODO.md` exists.
     pub has_todo: bool,
+    /// `README.md` exists.
     pub has_readme: bool,
 }
 
 /// The repository's sessions, as the reference groups them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionsBrief {
+    /// Sessions running now.
     pub active: Vec<DiscoveredSession>,
+    /// The first five sessions (running first, then newest).
     pub recent: Vec<DiscoveredSession>,
+    /// The first three sessions of the requesting agent (none without one).
     pub own_recent: Vec<DiscoveredSession>,
 }
 
 /// The whole briefing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProjectStatus {
+    /// The repository looked at.
     pub repo: RepoInfo,
+    /// Its git state.
     pub git: GitState,
+    /// GitHub state; `None` outside a repository or when `gh` gives nothing.
     pub github: Option<GithubState>,
+    /// Its Claude Code sessions.
     pub sessions: SessionsBrief,
+    /// Its guidance documents.
     pub docs: Docs,
     /// When the briefing was gathered (ISO-8601).
     pub timestamp: String,
@@ -171,7 +185,7 @@ pub fn gather_with_sessions(
         github,
         sessions: brief,
         docs: docs(&root),
-        timestamp: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        timestamp: crate::time::iso_millis(now),
     };
     Ok((status, sessions))
 }

@@ -19,18 +19,26 @@ use std::path::{Path, PathBuf};
 /// A session to remember for a conversation and agent.
 #[derive(Debug, Clone, Default)]
 pub struct PinRequest {
+    /// The host's conversation (chat thread); not empty.
     pub conversation_id: String,
+    /// The agent running Claude Code for it.
     pub agent_id: String,
+    /// The session to resume next time; empty pins nothing.
     pub session_id: String,
+    /// The directory Claude Code ran in.
     pub work_dir: String,
+    /// The host's id of the Claude Code runtime it ran.
     pub runtime_id: String,
+    /// The conversation's history epoch the session was built on.
     pub history_epoch: u64,
+    /// The model it ran with; `None`: any model may resume it.
     pub model: Option<String>,
 }
 
 /// What became of a pin request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PinOutcome {
+    /// Whether the pin was written.
     pub pinned: bool,
     /// `pinned`, `empty_session_id` (a good pointer is never overwritten by
     /// nothing), `retired`, or `no_transcript` (the session has not persisted
@@ -41,14 +49,23 @@ pub struct PinOutcome {
 /// The facts of the turn about to run.
 #[derive(Debug, Clone)]
 pub struct DecisionRequest {
+    /// The host's conversation (chat thread); not empty.
     pub conversation_id: String,
+    /// The agent about to run Claude Code.
     pub agent_id: String,
+    /// The directory it will run in (must be the pinned one on disk).
     pub work_dir: String,
+    /// The runtime it will run (must equal the pinned one).
     pub runtime_id: String,
+    /// The conversation's history epoch now.
     pub history_epoch: u64,
+    /// The model it will run with (must equal a pinned model).
     pub model: Option<String>,
+    /// Start fresh whatever the pin says.
     pub force_fresh: bool,
+    /// The CLI can `--resume` at all.
     pub supports_resume: bool,
+    /// The conversation has an assistant turn to continue.
     pub has_prior_assistant_turn: bool,
 }
 
@@ -56,7 +73,9 @@ pub struct DecisionRequest {
 /// transcript always go together, so a caller cannot send neither.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResumeDecision {
+    /// Whether this turn resumes the pinned session.
     pub resume: bool,
+    /// The session to resume; `None` when not resuming.
     pub session_id: Option<String>,
     /// `resume`, or the guard that failed: `no_capability`, `force_fresh`,
     /// `no_prior_turn`, `no_pin`, `agent_switched`, `retired`,

@@ -19,21 +19,37 @@ use std::path::Path;
 /// decision reads).
 #[derive(Debug, Clone, Default)]
 pub struct Candidate {
+    /// Claude Code's session id.
     pub session_id: String,
+    /// The agent of the session: only the requesting agent's own are scored.
     pub agent_id: Option<String>,
+    /// Git branch of the session.
     pub branch: String,
+    /// First real prompt.
     pub first_message: String,
+    /// The registry's last task, if any.
     pub last_task: Option<String>,
+    /// The last real prompt, if any.
     pub last_user_message: Option<String>,
+    /// The session's title, if known.
     pub title: Option<String>,
+    /// Files the session's tool calls named.
     pub files_touched: Vec<String>,
+    /// When the session was last modified (recency).
     pub last_modified: DateTime<Utc>,
+    /// Non-blank transcript lines.
     pub message_count: f64,
+    /// Transcript size in bytes.
     pub file_size_bytes: f64,
+    /// Compactions of the main chain.
     pub compaction_count: f64,
+    /// Share of the budget used (0–1), when the caller knows it.
     pub budget_used_pct: Option<f64>,
+    /// Cost in USD so far, if known.
     pub total_cost_usd: Option<f64>,
+    /// Input tokens so far.
     pub total_input_tokens: f64,
+    /// Output tokens so far.
     pub total_output_tokens: f64,
 }
 
@@ -63,27 +79,37 @@ impl From<&crate::claude_code::DiscoveredSession> for Candidate {
 /// How relevant a session is to the task (0..1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relevance {
+    /// The session rated.
     pub session_id: String,
+    /// 0 (unrelated) to 1 (the same work).
     pub relevance: f64,
+    /// One line on why.
     pub reasoning: String,
 }
 
 /// The reference's `SessionSelectionConfig`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectionConfig {
+    /// The model asked to rate relevance.
     pub relevance_model: String,
     /// The caller's number, sent to the model as the reference sends it
     /// (`JSON.stringify`): a value the API refuses gives the offline answer.
     pub relevance_max_tokens: f64,
+    /// How long the relevance call may take, in milliseconds.
     pub relevance_timeout_ms: u64,
+    /// The score (0–1) from which a session is resumed.
     pub resume_threshold: f64,
+    /// Whether a model is asked at all (`false`: offline relevance only).
     pub enabled: bool,
 }
 
-/// `DEFAULT_SESSION_SELECTION_CONFIG`.
+/// Default `relevanceModel` (the values of `DEFAULT_SESSION_SELECTION_CONFIG`).
 pub const DEFAULT_RELEVANCE_MODEL: &str = "claude-haiku";
+/// Default `relevanceMaxTokens`.
 pub const DEFAULT_RELEVANCE_MAX_TOKENS: f64 = 500.0;
+/// Default `relevanceTimeoutMs`, in milliseconds.
 pub const DEFAULT_RELEVANCE_TIMEOUT_MS: u64 = 3000;
+/// Default `resumeThreshold`.
 pub const DEFAULT_RESUME_THRESHOLD: f64 = 0.6;
 
 impl Default for SelectionConfig {
@@ -103,24 +129,34 @@ impl Default for SelectionConfig {
 pub struct SessionSelection {
     /// `"resume"`, `"fresh"` or `"queue"`.
     pub action: &'static str,
+    /// The session to resume; `None` unless resuming.
     pub session_id: Option<String>,
+    /// Why, in the reference's words.
     pub reason: String,
+    /// Every candidate's score, best first; `None` when nothing was scored.
     pub scores: Option<Vec<SessionScore>>,
 }
 
 /// Everything `selectSession` decides from.
 #[derive(Debug, Clone)]
 pub struct SelectionRequest {
+    /// The new task.
     pub task: String,
+    /// The repository path (labelled sessions are looked up under it).
     pub repo_path: String,
+    /// The agent asking; only its own sessions are candidates.
     pub agent_id: String,
+    /// The repository's current branch.
     pub current_branch: String,
     /// Sessions running in the repository now.
     pub active_count: usize,
     /// The briefing's recent sessions (newest first).
     pub recent: Vec<Candidate>,
+    /// Look up the session of this label directly, without scoring.
     pub label: Option<String>,
+    /// The agent's budget in USD, for the budget share of a session.
     pub max_budget_usd: Option<f64>,
+    /// The selection settings.
     pub config: SelectionConfig,
 }
 

@@ -12,9 +12,13 @@ use std::time::Duration;
 /// What a relevance call asks the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RelevanceRequest {
+    /// The whole prompt: the task, the numbered sessions and the JSON answer expected.
     pub prompt: String,
+    /// The resolved model id.
     pub model: String,
+    /// The caller's `relevanceMaxTokens`, as given.
     pub max_tokens: f64,
+    /// How long the answer may take, in milliseconds.
     pub timeout_ms: u64,
 }
 

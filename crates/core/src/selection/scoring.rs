@@ -12,21 +12,31 @@ pub const HARD_CEILING_BUDGET_PCT: f64 = 0.7;
 /// The five factors (their sum, floored at 0, is the score).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ScoreFactors {
+    /// 0.25 when the session is on the current branch, else 0.
     pub branch_match: f64,
+    /// 0.20 under an hour old, down to 0 at a week.
     pub recency: f64,
+    /// 0.25 from relevance 0.6; 0.10–0.25 from 0.3; 0 from 0.1; -0.15 below.
     pub task_relevance: f64,
+    /// 0–0.15: less for over 500 messages, over 5 MB, over a week old.
     pub session_health: f64,
+    /// 0–0.15: less for compactions, budget used over 30 % and over 4000
+    /// tokens per message.
     pub context_capacity: f64,
 }
 
 /// A candidate's score and what it recommends.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionScore {
+    /// The session scored.
     pub session_id: String,
+    /// The sum of the factors, floored at 0 (0 when a hard ceiling applies).
     pub score: f64,
+    /// The five factors (all 0 when a hard ceiling applies).
     pub factors: ScoreFactors,
     /// `"resume"` or `"fresh"`, against the caller's threshold.
     pub recommendation: &'static str,
+    /// The reference's human-readable explanation.
     pub reason: String,
 }
 

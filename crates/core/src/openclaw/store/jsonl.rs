@@ -32,7 +32,9 @@ use std::time::{Duration, Instant};
 /// One agent's sessions directory.
 #[derive(Debug, Clone)]
 pub struct JsonlStore {
+    /// The agent (normalised id).
     pub agent_id: String,
+    /// The agent's sessions directory.
     pub dir: PathBuf,
 }
 
@@ -391,9 +393,7 @@ pub(crate) fn cloned_transcript(
         .map_err(|e| Error::new(ErrorCode::Parse, e.to_string()))?;
     let now = Utc::now();
     header["id"] = id.into();
-    header["timestamp"] = now
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-        .into();
+    header["timestamp"] = crate::time::iso_millis(now).into();
     header["parentSession"] = match source.store {
         StoreKind::Jsonl => source.path.to_string_lossy().into_owned().into(),
         StoreKind::Sqlite => source.session_id.clone().into(),

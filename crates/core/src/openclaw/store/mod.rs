@@ -24,7 +24,9 @@ use std::path::Path;
 /// An agent's transcripts, in whichever store holds them.
 #[derive(Debug, Clone)]
 pub enum AgentStore {
+    /// JSONL files (OpenClaw up to 2026.7).
     Jsonl(JsonlStore),
+    /// The agent's SQLite database (OpenClaw 2026.8 and later).
     Sqlite(SqliteStore),
 }
 

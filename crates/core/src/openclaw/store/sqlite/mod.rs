@@ -79,15 +79,20 @@ pub(crate) fn sql_error(err: rusqlite::Error) -> Error {
 /// One agent's database.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
+    /// The agent (normalised id).
     pub agent_id: String,
+    /// OpenClaw's state dir.
     pub state_dir: PathBuf,
+    /// The agent database file.
     pub db: PathBuf,
 }
 
 /// An open agent database and its checked schema. The connection closes
 /// before this copy of the addon lets its next operation open one.
 pub struct Connected {
+    /// The connection.
     pub conn: Connection,
+    /// The schema it was checked to have.
     pub schema: Schema,
     _turn: std::sync::MutexGuard<'static, ()>,
 }
@@ -97,8 +102,12 @@ pub struct Connected {
 /// rewrites or replaces the transcript changes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fence {
+    /// The session's highest event `seq`; `None` without events.
     pub max_seq: Option<i64>,
+    /// The session's rewrite generation (`transcript_rewrite_watermarks`);
+    /// `None` when that table has no row for the session.
     pub generation: Option<String>,
+    /// The window's `transcript_updated_at`; `None` when the session has no window row.
     pub transcript_updated_at: Option<i64>,
 }
 

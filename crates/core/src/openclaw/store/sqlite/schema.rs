@@ -13,6 +13,7 @@ pub const SUPPORTED_VERSIONS: [u32; 3] = [19, 21, 23];
 /// What differs between the supported versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schema {
+    /// The store's schema version (one of [`SUPPORTED_VERSIONS`]).
     pub version: u32,
     /// `transcript_events` has `event_zstd`, `event_utf8_bytes` and
     /// `navigation_json` (schema 23).

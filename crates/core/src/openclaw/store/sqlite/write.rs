@@ -25,15 +25,20 @@ use std::collections::HashSet;
 
 /// One row's new content.
 pub struct RowUpdate<'a> {
+    /// The row's `seq`.
     pub seq: i64,
+    /// Its new event JSON.
     pub json: &'a [u8],
 }
 
 /// Neighbouring rows to delete: every row of the session with a `seq` from
 /// `first_seq` to `last_seq`, which were `rows` rows when the plan was made.
 pub struct DeletedRun {
+    /// The first `seq` of the run.
     pub first_seq: i64,
+    /// The last `seq` of the run.
     pub last_seq: i64,
+    /// How many rows the run held when the plan was made.
     pub rows: usize,
 }
 
@@ -42,9 +47,13 @@ pub struct DeletedRun {
 /// have one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
+    /// The event's `id`.
     pub event_id: String,
+    /// Its `type`, if a string.
     pub event_type: Option<String>,
+    /// Its `parentId`, if a string.
     pub parent_id: Option<String>,
+    /// Its idempotency key, if it has one.
     pub idempotency_key: Option<String>,
 }
 
