@@ -33,6 +33,12 @@ pub struct DiscoverOptions {
     /// `OPENCLAW_SESSION_INTEL_CACHE=off`; the folder is
     /// `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
     pub persistent_cache: Option<bool>,
+    /// Claude Desktop's folder of session metadata
+    /// (`<dir>/<account>/<workspace>/local_*.json`), whose titles and
+    /// archived flags discovery reports. Default: `~/Library/Application
+    /// Support/Claude/claude-code-sessions` on macOS,
+    /// `%APPDATA%\Claude\claude-code-sessions` on Windows, none elsewhere.
+    pub claude_desktop_dir: Option<String>,
 }
 
 /// The persistent scan cache an option asks for.
@@ -110,6 +116,10 @@ pub struct DiscoveredSession {
     /// Path of the main transcript, when it was found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
+    /// `true` when the session is archived in Claude Desktop (such sessions
+    /// are listed after all others); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archived: Option<bool>,
 }
 
 impl From<&cc::DiscoveredSession> for DiscoveredSession {
@@ -156,6 +166,7 @@ impl From<cc::DiscoveredSession> for DiscoveredSession {
             last_user_message: s.last_user_message,
             transcript_path: s.transcript_path,
             files_touched: s.files_touched,
+            archived: s.archived.then_some(true),
         }
     }
 }
@@ -320,8 +331,9 @@ fn now_iso() -> String {
 }
 
 /// The Claude Code project folder name of a launch directory: every UTF-16
-/// unit that is not ASCII alphanumeric becomes `-` (cut to 200 characters for
-/// long paths, where Claude Code adds a hash suffix).
+/// unit that is not ASCII alphanumeric becomes `-`; past 200 characters, the
+/// first 200, `-` and the path's 32-bit string hash in base 36, as Claude
+/// Code names it.
 #[napi(catch_unwind)]
 pub fn repo_path_to_slug(repo_path: String) -> String {
     paths::project_slug(&repo_path)
@@ -484,6 +496,7 @@ fn discover_options(options: Option<DiscoverOptions>) -> cc::DiscoverOptions {
         repo_busy: o.repo_busy.unwrap_or(false),
         persistent_cache: persistent_cache(o.persistent_cache),
         stat_every_file: false,
+        claude_desktop_dir: o.claude_desktop_dir.map(PathBuf::from),
     }
 }
 

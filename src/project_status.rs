@@ -219,6 +219,7 @@ pub fn gather_project_status(
             repo_busy: o.repo_busy.unwrap_or(false),
             persistent_cache: crate::claude_code::persistent_cache(o.persistent_cache),
             stat_every_file: false,
+            claude_desktop_dir: None,
         },
         github_timeout: Duration::from_millis(
             o.github_timeout_ms

@@ -42,6 +42,9 @@ pub struct Inputs {
     pub registry_rows: Vec<RegistryRow>,
     /// Its project folders.
     pub dirs: Vec<ProjectDir>,
+    /// The directories its sessions may have been started in, each with
+    /// the folders below it (see [`launch_dirs`](super::paths::launch_dirs)).
+    pub launch_dirs: Vec<PathBuf>,
     /// Transcripts of registry sessions found outside those folders.
     pub elsewhere: HashMap<String, PathBuf>,
     /// What the host said is running: these sessions...
@@ -49,6 +52,8 @@ pub struct Inputs {
     /// ...or, when it is running Claude Code in the repository, every
     /// registry session of it.
     pub repo_busy: bool,
+    /// Claude Desktop's folder of session metadata, when there is one.
+    pub desktop_dir: Option<PathBuf>,
 }
 
 struct Memo {

@@ -73,6 +73,11 @@ pub struct TranscriptFacts {
     /// Files the main chain's tool calls named (`file_path`, `notebook_path`,
     /// `path`), most recent last, at most [`MAX_FILES_TOUCHED`].
     pub files_touched: Vec<String>,
+    /// The `isSidechain` of the first line that has one; `None` before any
+    /// does. A file that opens on a sidechain line is not a conversation of
+    /// its own (a side question's log, a subagent's): Claude Code's `/resume`
+    /// does not list it.
+    pub opens_on_sidechain: Option<bool>,
 }
 
 /// How many touched files a transcript remembers.
@@ -147,6 +152,8 @@ struct Line<'a> {
     kind: &'a [u8],
     subtype: &'a [u8],
     sidechain: bool,
+    /// The line has an `isSidechain` member.
+    sidechain_stated: bool,
     meta: bool,
     compact_summary: bool,
     timestamp: Option<&'a [u8]>,
@@ -263,7 +270,10 @@ impl<'a> Members<'a> for Line<'a> {
         match key {
             b"type" => self.kind = value,
             b"subtype" => self.subtype = value,
-            b"isSidechain" => self.sidechain = is_true(value),
+            b"isSidechain" => {
+                self.sidechain = is_true(value);
+                self.sidechain_stated = true;
+            }
             b"isMeta" => self.meta = is_true(value),
             b"isCompactSummary" => self.compact_summary = is_true(value),
             b"timestamp" => self.timestamp = Some(value),
@@ -658,6 +668,9 @@ impl TranscriptFacts {
         }
         if self.cwd.is_none() {
             self.cwd = non_empty(line.cwd);
+        }
+        if self.opens_on_sidechain.is_none() && line.sidechain_stated {
+            self.opens_on_sidechain = Some(line.sidechain);
         }
         if !line.sidechain {
             replace_if_changed(
