@@ -19,7 +19,7 @@ export const cacheDir = process.env.OPENCLAW_SESSION_INTEL_TEST_CACHE
   ?? path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'openclaw-session-intel-test');
 
 /** Installs `specs` into `dir` once; a marker records a finished install. */
-function installOnce(dir, specs) {
+export function installOnce(dir, specs) {
   const marker = path.join(dir, '.installed');
   const want = specs.join(' ');
   if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === want) return;
