@@ -289,6 +289,11 @@ export interface DiscoveredSession {
   lastUserMessage?: string
   /** Path of the main transcript, when it was found. */
   transcriptPath?: string
+  /**
+   * `true` when the session is archived in Claude Desktop (such sessions
+   * are listed after all others); absent otherwise.
+   */
+  archived?: boolean
 }
 
 /** Options of `discoverSessions` (all optional). */
@@ -314,6 +319,14 @@ export interface DiscoverOptions {
    * `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
    */
   persistentCache?: boolean
+  /**
+   * Claude Desktop's folder of session metadata
+   * (`<dir>/<account>/<workspace>/local_*.json`), whose titles and
+   * archived flags discovery reports. Default: `~/Library/Application
+   * Support/Claude/claude-code-sessions` on macOS,
+   * `%APPDATA%\Claude\claude-code-sessions` on Windows, none elsewhere.
+   */
+  claudeDesktopDir?: string
 }
 
 /**
@@ -798,8 +811,9 @@ export declare function renderHandoffContext(state: HandoffContextSource): strin
 
 /**
  * The Claude Code project folder name of a launch directory: every UTF-16
- * unit that is not ASCII alphanumeric becomes `-` (cut to 200 characters for
- * long paths, where Claude Code adds a hash suffix).
+ * unit that is not ASCII alphanumeric becomes `-`; past 200 characters, the
+ * first 200, `-` and the path's 32-bit string hash in base 36, as Claude
+ * Code names it.
  */
 export declare function repoPathToSlug(repoPath: string): string
 
