@@ -16,9 +16,12 @@
 //   - `wc -l` over the same bytes (the I/O floor);
 //   - peak memory of the addon on a quarter of the corpus and on all of it.
 // Then cross-checks every session's token totals against ccusage's.
+// With --save, also writes the table, with the machine it ran on, to
+// bench/results/<date>-<machine>.md (a second run that day is appended).
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -298,4 +301,28 @@ const w0 = Math.max(...rows.map((r) => r[0].length));
 const w1 = Math.max(...rows.map((r) => r[1].length));
 console.log(`\nnpm run bench -- --mb ${MB} --sessions ${SESSIONS} --runs ${RUNS}   (median of ${RUNS}; ${new Date().toISOString()})\n`);
 for (const [a, b, note] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  ${note}`);
+if (process.argv.includes('--save')) save(rows);
 if (shapes.some((s) => s.mismatches)) process.exitCode = 1;
+
+/** Writes the table to bench/results/<date>-<machine>.md, with the machine it ran on. */
+function save(table) {
+  const now = new Date();
+  const machine = os.hostname().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'machine';
+  const file = path.join(here, 'results', `${now.toISOString().slice(0, 10)}-${machine}.md`);
+  const cpus = os.cpus();
+  const cell = (s) => s.trim().replace(/\|/g, '\\|');
+  const text = [
+    `## ${now.toISOString()}`,
+    '',
+    `\`npm run bench -- --mb ${MB} --sessions ${SESSIONS} --runs ${RUNS}\` (medians of ${RUNS}) on ${cpus[0]?.model.trim() ?? 'an unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.versions.node} and ${NODE24}.`,
+    '',
+    '| measurement | result | compared with |',
+    '| --- | --- | --- |',
+    ...table.map(([a, b, note]) => `| ${cell(a)} | ${cell(b)} | ${cell(note)} |`),
+    '',
+  ].join('\n');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const fresh = !fs.existsSync(file);
+  fs.appendFileSync(file, `${fresh ? `# Bench runs on ${machine}\n\n` : '\n'}${text}`);
+  console.log(`\nsaved to ${path.relative(path.join(here, '..'), file)}`);
+}
