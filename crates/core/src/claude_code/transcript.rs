@@ -809,6 +809,26 @@ mod tests {
     }
 
     #[test]
+    fn the_first_line_stating_is_sidechain_tells_a_side_log_from_a_session() {
+        let queue = r#"{"type":"queue-operation","operation":"enqueue","sessionId":"s"}"#;
+        let line = |side: bool, text: &str| {
+            format!(
+                r#"{{"parentUuid":null,"isSidechain":{side},"type":"user","message":{{"role":"user","content":"{text}"}},"sessionId":"s"}}"#
+            )
+        };
+        let side = format!("{queue}\n{}\n{}\n", line(true, "why?"), line(false, "x"));
+        assert_eq!(facts(&side).opens_on_sidechain, Some(true));
+        let session = format!("{queue}\n{}\n{}\n", line(false, "hi"), line(true, "sub"));
+        assert_eq!(facts(&session).opens_on_sidechain, Some(false));
+        assert_eq!(facts(&format!("{queue}\n")).opens_on_sidechain, None);
+        // Fed in two parts (a file that grew), the first line still decides.
+        let mut f = TranscriptFacts::default();
+        f.feed(format!("{queue}\n{}\n", line(false, "hi")).as_bytes());
+        f.feed(format!("{}\n", line(true, "later")).as_bytes());
+        assert_eq!(f.opens_on_sidechain, Some(false));
+    }
+
+    #[test]
     fn lines_read_through_their_newline_fold_as_lines_split_first_do() {
         let lines = [
             r#"{"type":"user","sessionId":"s1","cwd":"/r","uuid":"00000000-0000-0000-0000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#,
