@@ -335,17 +335,24 @@ pub fn find_transcript(claude_dir: &Path, repo: &Path, session_id: &str) -> Opti
 /// `projects`, the kept listing is used and nothing is read (a folder
 /// created there since, a new subfolder's say, changes the listing, so the
 /// folders, so the [`Inputs`] a kept result was built from).
-fn repo_folders(projects: &Path, launch_dirs: &[PathBuf], round: &Round) -> Vec<ProjectDir> {
+fn repo_folders(
+    projects: &Path,
+    launch_dirs: &[PathBuf],
+    round: &Round,
+    cache: &ScanCache,
+) -> Vec<ProjectDir> {
     let Some(listed) = round.list(projects, None) else {
         return Vec::new();
     };
-    let names = listed
-        .items
-        .iter()
-        // A symbolic link is followed, as Claude Code would.
-        .filter(|item| item.is_dir || (!item.is_file && projects.join(&item.name).is_dir()))
-        .filter_map(|item| item.name.to_str());
-    project_dirs_in(projects, names, launch_dirs)
+    cache.results().folders(&listed.items, launch_dirs, || {
+        let names = listed
+            .items
+            .iter()
+            // A symbolic link is followed, as Claude Code would.
+            .filter(|item| item.is_dir || (!item.is_file && projects.join(&item.name).is_dir()))
+            .filter_map(|item| item.name.to_str());
+        project_dirs_in(projects, names, launch_dirs)
+    })
 }
 
 fn to_utc(t: SystemTime) -> DateTime<Utc> {
@@ -401,7 +408,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         .round(!options.stat_every_file && !super::turned_off("OPENCLAW_SESSION_INTEL_WATCH"));
     let launch_dirs = launch_dirs(&repo);
     let mut inputs = Inputs {
-        dirs: repo_folders(&projects, &launch_dirs, &round),
+        dirs: repo_folders(&projects, &launch_dirs, &round, cache),
         launch_dirs,
         repo,
         registry_rows,

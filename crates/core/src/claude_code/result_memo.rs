@@ -19,7 +19,7 @@
 //! with those folders, so that only their files are stat'ed again
 //! ([`ResultMemo::take_written`]).
 
-use super::dir_cache::{Round, Vouched, WrittenFolder};
+use super::dir_cache::{DirItem, Round, Vouched, WrittenFolder};
 use super::discovery::Walk;
 use super::paths::ProjectDir;
 use super::registry::RegistryRow;
@@ -86,11 +86,22 @@ pub struct Written<T> {
     pub made: Arc<T>,
 }
 
+/// The project folders found for some launch directories in one listing of
+/// `projects/`.
+struct FoundFolders {
+    /// The listing, held so that its address cannot be reused.
+    listing: Arc<[DirItem]>,
+    launch_dirs: Vec<PathBuf>,
+    dirs: Vec<ProjectDir>,
+}
+
 /// Recent discovery results, safe to share between threads.
 #[derive(Default)]
 pub struct ResultMemo {
     /// Most recently used first.
     kept: Mutex<VecDeque<Memo>>,
+    /// Most recently used first.
+    folders: Mutex<VecDeque<FoundFolders>>,
 }
 
 impl ResultMemo {
@@ -186,6 +197,38 @@ impl ResultMemo {
             made,
         });
         kept.truncate(KEPT);
+    }
+
+    /// The project folders `find` finds for `launch_dirs` in the listing
+    /// `listing` of `projects/`: found again only when the listing is not
+    /// the very one (kept while nothing was created, removed or renamed in
+    /// `projects/`) they were last found in. `projects/` may hold thousands
+    /// of folders; a repeat call compares none of their names.
+    pub fn folders(
+        &self,
+        listing: &Arc<[DirItem]>,
+        launch_dirs: &[PathBuf],
+        find: impl FnOnce() -> Vec<ProjectDir>,
+    ) -> Vec<ProjectDir> {
+        let mut kept = self.folders.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = kept
+            .iter()
+            .position(|f| Arc::ptr_eq(&f.listing, listing) && f.launch_dirs == launch_dirs)
+        {
+            if let Some(found) = kept.remove(at) {
+                let dirs = found.dirs.clone();
+                kept.push_front(found);
+                return dirs;
+            }
+        }
+        let dirs = find();
+        kept.push_front(FoundFolders {
+            listing: Arc::clone(listing),
+            launch_dirs: launch_dirs.to_vec(),
+            dirs: dirs.clone(),
+        });
+        kept.truncate(KEPT);
+        dirs
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Memo>> {
