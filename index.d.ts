@@ -507,6 +507,11 @@ export interface DiscoveredSession {
    * `2.1.328`). Absent where no line names one.
    */
   version?: string
+  /**
+   * `true` when the session is archived in Claude Desktop (such sessions
+   * are listed after all others); absent otherwise.
+   */
+  archived?: boolean
 }
 
 /**
@@ -545,6 +550,14 @@ export interface DiscoverOptions {
    * `contextWindow` of a session.
    */
   contextWindows?: Record<string, number>
+  /**
+   * Claude Desktop's folder of session metadata
+   * (`<dir>/<account>/<workspace>/local_*.json`), whose titles and
+   * archived flags discovery reports. Default: `~/Library/Application
+   * Support/Claude/claude-code-sessions` on macOS,
+   * `%APPDATA%\Claude\claude-code-sessions` on Windows, none elsewhere.
+   */
+  claudeDesktopDir?: string
 }
 
 /**
@@ -1405,8 +1418,9 @@ export declare function renderHandoffContext(state: HandoffContextSource): strin
 
 /**
  * The Claude Code project folder name of a launch directory: every UTF-16
- * unit that is not ASCII alphanumeric becomes `-` (cut to 200 characters for
- * long paths, where Claude Code adds a hash suffix).
+ * unit that is not ASCII alphanumeric becomes `-`; past 200 characters, the
+ * first 200, `-` and the path's 32-bit string hash in base 36, as Claude
+ * Code names it.
  */
 export declare function repoPathToSlug(repoPath: string): string
 

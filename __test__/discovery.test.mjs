@@ -476,3 +476,214 @@ test('Claude Code 2.1: the contextWindows option overrides the built-in table', 
   assert.equal((await find({ 'claude-opus-5-5': 400_000 })).contextWindow, 400_000);
   assert.equal((await find({ 'claude-opus-5-5': 0, other: 5 })).contextWindow, 1_000_000);
 });
+
+// Real Claude Code 2.1.328 transcripts (fixtures/claude-code-2.1), moved to
+// real git repositories made here: every path the CLI recorded under its
+// scratch folder is rewritten to the new one, and each file goes into the
+// folder Claude Code names after its new cwd.
+const cc21 = JSON.parse(fs.readFileSync(path.join(CC21, 'manifest.json'), 'utf8'));
+const CC21_WORK = `${cc21.root}/work`;
+
+function copyRewritten(from, to, work, id) {
+  const stat = fs.statSync(from);
+  if (stat.isDirectory()) {
+    fs.mkdirSync(to, { recursive: true });
+    for (const name of fs.readdirSync(from)) copyRewritten(path.join(from, name), path.join(to, name), work, id);
+    return;
+  }
+  let text = fs.readFileSync(from, 'utf8').split(CC21_WORK).join(work);
+  if (id) text = text.split(id[0]).join(id[1]);
+  fs.writeFileSync(to, text);
+}
+
+/** Places fixture session `name` for repositories under `work` (as `newId`,
+ *  with `edit` applied to its text, if given); returns its file. */
+function placeCc21(claudeConfigDir, work, name, { newId, cwd: cwdOverride, edit } = {}) {
+  const s = cc21.sessions[name];
+  const cwd = cwdOverride ?? s.cwd.split(CC21_WORK).join(work);
+  const from = path.join(CC21, 'projects', addon.repoPathToSlug(s.cwd));
+  const to = path.join(claudeConfigDir, 'projects', addon.repoPathToSlug(cwd));
+  fs.mkdirSync(to, { recursive: true });
+  const id = newId ? [s.sessionId, newId] : undefined;
+  const rewrite = cwdOverride ? [s.cwd.split(CC21_WORK).join(work), cwdOverride] : undefined;
+  const file = path.join(to, `${newId ?? s.sessionId}.jsonl`);
+  copyRewritten(path.join(from, `${s.sessionId}.jsonl`), file, work, id);
+  if (rewrite || edit) {
+    let text = fs.readFileSync(file, 'utf8');
+    if (rewrite) text = text.split(`"cwd":"${rewrite[0]}"`).join(`"cwd":"${rewrite[1]}"`);
+    if (edit) text = edit(text);
+    fs.writeFileSync(file, text);
+  }
+  if (!newId && fs.existsSync(path.join(from, s.sessionId))) copyRewritten(path.join(from, s.sessionId), path.join(to, s.sessionId), work);
+  return file;
+}
+
+const gitIn = (cwd, ...args) => execFileSync('git', args, { cwd, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+
+/** The fixture's repositories, made with git under a fresh folder: `alpha`
+ *  (with `src/`, the linked worktree `alpha-feature`, and the Claude Code
+ *  worktree `.claude/worktrees/gone`, removed again), `beta`, the long one,
+ *  and `alpha-old`, a sibling whose folder name starts like alpha's. */
+function cc21Repos() {
+  const base = fs.realpathSync(tempDir('osi-cc21-'));
+  const work = path.join(base, 'work');
+  const repos = Object.fromEntries(Object.entries(cc21.repos).map(([k, v]) => [k, v.split(CC21_WORK).join(work)]));
+  repos.old = path.join(work, 'alpha-old');
+  for (const repo of [repos.alpha, repos.beta, repos.long, repos.old]) {
+    fs.mkdirSync(repo, { recursive: true });
+    gitIn(repo, 'init', '-q', '-b', 'main');
+    fs.writeFileSync(path.join(repo, 'README.md'), '# test\n');
+    gitIn(repo, 'add', '.');
+    gitIn(repo, 'commit', '-qm', 'init');
+  }
+  fs.mkdirSync(repos.alphaSrc);
+  gitIn(repos.alpha, 'worktree', 'add', '-q', '-b', 'feature', repos.feature);
+  gitIn(repos.alpha, 'worktree', 'add', '-q', '-b', 'gone', repos.gone);
+  gitIn(repos.alpha, 'worktree', 'remove', repos.gone);
+  assert.ok(!fs.existsSync(repos.gone));
+  return { work, repos };
+}
+
+const ids = (sessions) => sessions.map((s) => s.sessionId).sort();
+const cc21Of = (repo) => Object.values(cc21.sessions).filter((s) => s.repo === repo).map((s) => s.sessionId).sort();
+
+test('Claude Code 2.1: project folder names are the CLI\'s own, long paths included', () => {
+  const folders = fs.readdirSync(path.join(CC21, 'projects')).sort();
+  const named = [...new Set(Object.values(cc21.sessions).map((s) => addon.repoPathToSlug(s.cwd)))].sort();
+  assert.deepEqual(named, folders);
+  const long = addon.repoPathToSlug(cc21.repos.long);
+  assert.ok(long.length > 200 && folders.includes(long), long);
+  assert.match(long, /^.{200}-[0-9a-z]+$/);
+});
+
+test('Claude Code 2.1: every session of a repository (subfolders, worktrees, a removed Claude Code worktree), confirmed by cwd', async () => {
+  const claudeConfigDir = tempDir();
+  const registryRoot = noRegistry();
+  const { work, repos } = cc21Repos();
+  for (const name of Object.keys(cc21.sessions)) placeCc21(claudeConfigDir, work, name);
+  // A session of the sibling `alpha-old`: its folder name starts with alpha's.
+  const sibling = uuid();
+  placeCc21(claudeConfigDir, work, 'named', { newId: sibling, cwd: repos.old });
+  assert.ok(fs.existsSync(path.join(claudeConfigDir, 'projects', `${addon.repoPathToSlug(repos.alpha)}-old`)));
+  const opts = { claudeConfigDir, registryRoot };
+
+  const alpha = await addon.discoverSessions(repos.alpha, opts);
+  assert.deepEqual(ids(alpha), cc21Of('alpha'));
+  const byId = Object.fromEntries(alpha.map((s) => [s.sessionId, s]));
+  assert.equal(byId[cc21.sessions.subfolder.sessionId].cwd, repos.alphaSrc);
+  assert.equal(byId[cc21.sessions.goneWorktree.sessionId].cwd, repos.gone);
+  assert.equal(byId[cc21.sessions.named.sessionId].title, 'Release checklist');
+  assert.ok(alpha.every((s) => !('archived' in s)));
+  // From the worktree, the same sessions; from the subfolder, its own.
+  assert.deepEqual(ids(await addon.discoverSessions(repos.feature, opts)), cc21Of('alpha'));
+  assert.deepEqual(ids(await addon.discoverSessions(repos.alphaSrc, opts)), [cc21.sessions.subfolder.sessionId]);
+  assert.deepEqual(ids(await addon.discoverSessions(repos.old, opts)), [sibling]);
+  assert.deepEqual(ids(await addon.discoverSessions(repos.beta, opts)), cc21Of('beta'));
+  // The long path's folder is found by its exact name.
+  assert.deepEqual(ids(await addon.discoverSessions(repos.long, opts)), cc21Of('long'));
+});
+
+test('Claude Code 2.1: a side question\'s log is not a session; an index summary and Claude Desktop name and archive sessions', async () => {
+  const claudeConfigDir = tempDir();
+  const registryRoot = noRegistry();
+  const { work, repos } = cc21Repos();
+  for (const name of ['main', 'named', 'autocompact', 'subfolder', 'fork']) placeCc21(claudeConfigDir, work, name);
+  const { main, named, autocompact, subfolder, fork } = Object.fromEntries(Object.entries(cc21.sessions).map(([k, v]) => [k, v.sessionId]));
+  // A log whose first lines are sidechain lines (as a side question's): hidden.
+  const side = uuid();
+  placeCc21(claudeConfigDir, work, 'named', { newId: side, edit: (t) => t.split('"isSidechain":false').join('"isSidechain":true') });
+  // The same with only later lines so: a session.
+  const later = uuid();
+  placeCc21(claudeConfigDir, work, 'named', { newId: later, edit: (t) => { const at = t.indexOf('"isSidechain":false') + 1; return t.slice(0, at) + t.slice(at).split('"isSidechain":false').join('"isSidechain":true'); } });
+  const opts = { claudeConfigDir, registryRoot };
+  const all = [main, named, autocompact, subfolder, fork, later].sort();
+  assert.deepEqual(ids(await addon.discoverSessions(repos.alpha, opts)), all);
+
+  // An older CLI's index: a summary is a title after custom and AI titles;
+  // an entry marked as a sidechain is not listed.
+  const folder = path.join(claudeConfigDir, 'projects', addon.repoPathToSlug(repos.alpha));
+  fs.writeFileSync(path.join(folder, 'sessions-index.json'), JSON.stringify({
+    version: 1,
+    entries: [
+      { sessionId: main, summary: 'Greeting in the README', firstPrompt: 'x', isSidechain: false },
+      { sessionId: named, summary: 'Not this one', isSidechain: false },
+      { sessionId: fork, isSidechain: true },
+    ],
+    originalPath: repos.alpha,
+  }));
+  let got = await addon.discoverSessions(repos.alpha, opts);
+  let byId = Object.fromEntries(got.map((s) => [s.sessionId, s]));
+  assert.deepEqual(ids(got), all.filter((id) => id !== fork));
+  assert.equal(byId[main].title, 'Greeting in the README');
+  assert.equal(byId[main].firstMessage, cc21.sessions.main.prompts[0]);
+  assert.equal(byId[named].title, 'Release checklist');
+  assert.equal(byId[autocompact].title, byId[autocompact].firstMessage);
+
+  // Claude Desktop's metadata: its title wins; archived sessions last.
+  const desktop = tempDir('osi-desktop-');
+  const write = (account, workspace, name, body) => {
+    fs.mkdirSync(path.join(desktop, account, workspace), { recursive: true });
+    fs.writeFileSync(path.join(desktop, account, workspace, name), JSON.stringify(body));
+  };
+  write('acct-1', 'ws-1', 'local_11111111.json', { sessionId: 'local_11111111', cliSessionId: main, title: 'Greeting (Desktop)', cwd: repos.alpha, isArchived: false, createdAt: 1, lastActivityAt: 2 });
+  write('acct-1', 'ws-2', 'local_22222222.json', { sessionId: 'local_22222222', cliSessionId: named, title: 'Shelved', cwd: repos.alpha, isArchived: true });
+  write('acct-1', 'ws-2', 'notes.json', { cliSessionId: autocompact, title: 'not a session file' });
+  const withDesktop = { ...opts, claudeDesktopDir: desktop };
+  got = await addon.discoverSessions(repos.alpha, withDesktop);
+  byId = Object.fromEntries(got.map((s) => [s.sessionId, s]));
+  assert.equal(byId[main].title, 'Greeting (Desktop)');
+  assert.equal(byId[named].title, 'Shelved');
+  assert.equal(byId[named].archived, true);
+  assert.equal(got.at(-1).sessionId, named, 'archived sessions come last');
+  assert.ok(got.filter((s) => s.sessionId !== named).every((s) => !('archived' in s)));
+  assert.equal(byId[autocompact].title, byId[autocompact].firstMessage);
+  // Without the option (and on Linux, where Claude Desktop does not run): none of it.
+  got = await addon.discoverSessions(repos.alpha, opts);
+  assert.ok(got.every((s) => !('archived' in s)));
+});
+
+test('Claude Code 2.1: what appears between calls is seen by the next one (subfolder folders, indexes, Desktop files)', async () => {
+  const claudeConfigDir = tempDir();
+  const registryRoot = noRegistry();
+  const { work, repos } = cc21Repos();
+  placeCc21(claudeConfigDir, work, 'main');
+  const desktop = tempDir('osi-desktop-');
+  fs.mkdirSync(path.join(desktop, 'acct', 'ws'), { recursive: true });
+  const opts = { claudeConfigDir, registryRoot, claudeDesktopDir: desktop };
+  const { main, subfolder } = Object.fromEntries(Object.entries(cc21.sessions).map(([k, v]) => [k, v.sessionId]));
+  const list = async () => addon.discoverSessions(repos.alpha, opts);
+  const warm = async () => { for (let i = 0; i < 3; i++) await list(); };
+  await warm();
+  assert.deepEqual(ids(await list()), [main]);
+
+  // A session started in a subfolder: a project folder that did not exist.
+  placeCc21(claudeConfigDir, work, 'subfolder');
+  assert.deepEqual(ids(await list()), [main, subfolder].sort());
+  await warm();
+  // One more in that folder, one in a sibling's new folder (not alpha's).
+  const again = uuid();
+  placeCc21(claudeConfigDir, work, 'subfolder', { newId: again });
+  const sibling = uuid();
+  placeCc21(claudeConfigDir, work, 'named', { newId: sibling, cwd: repos.old });
+  assert.deepEqual(ids(await list()), [main, subfolder, again].sort());
+  await warm();
+  // A title from an index written later, then rewritten.
+  const index = path.join(claudeConfigDir, 'projects', addon.repoPathToSlug(repos.alpha), 'sessions-index.json');
+  const title = async () => (await list()).find((s) => s.sessionId === main).title;
+  fs.writeFileSync(index, JSON.stringify({ version: 1, entries: [{ sessionId: main, summary: 'First summary' }] }));
+  assert.equal(await title(), 'First summary');
+  await warm();
+  fs.writeFileSync(index, JSON.stringify({ version: 1, entries: [{ sessionId: main, summary: 'Second summary, longer' }] }));
+  assert.equal(await title(), 'Second summary, longer');
+  await warm();
+  // A Desktop session file created, then written in place.
+  const file = path.join(desktop, 'acct', 'ws', 'local_1.json');
+  fs.writeFileSync(file, JSON.stringify({ cliSessionId: main, title: 'Desk A', isArchived: false }));
+  assert.equal(await title(), 'Desk A');
+  await warm();
+  fs.writeFileSync(file, JSON.stringify({ cliSessionId: main, title: 'Desk B', isArchived: true }));
+  const got = await list();
+  assert.equal(got.at(-1).sessionId, main);
+  assert.equal(got.at(-1).title, 'Desk B');
+  assert.equal(got.at(-1).archived, true);
+});

@@ -41,6 +41,12 @@ pub struct DiscoverOptions {
     /// does not know or knows otherwise (a gateway's own ids, say); see
     /// `contextWindow` of a session.
     pub context_windows: Option<std::collections::HashMap<String, f64>>,
+    /// Claude Desktop's folder of session metadata
+    /// (`<dir>/<account>/<workspace>/local_*.json`), whose titles and
+    /// archived flags discovery reports. Default: `~/Library/Application
+    /// Support/Claude/claude-code-sessions` on macOS,
+    /// `%APPDATA%\Claude\claude-code-sessions` on Windows, none elsewhere.
+    pub claude_desktop_dir: Option<String>,
 }
 
 /// The context windows an option gives, as core reads them.
@@ -71,6 +77,7 @@ impl From<DiscoverOptions> for cc::DiscoverOptions {
             },
             stat_every_file: false,
             context_windows: context_windows(o.context_windows.as_ref()),
+            claude_desktop_dir: o.claude_desktop_dir.map(PathBuf::from),
         }
     }
 }
@@ -218,6 +225,10 @@ pub struct DiscoveredSession {
     /// `2.1.328`). Absent where no line names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// `true` when the session is archived in Claude Desktop (such sessions
+    /// are listed after all others); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archived: Option<bool>,
 }
 
 impl From<&cc::DiscoveredSession> for DiscoveredSession {
@@ -269,6 +280,7 @@ impl From<cc::DiscoveredSession> for DiscoveredSession {
             context_window: s.context_window.map(|w| w as f64),
             entrypoint: s.entrypoint,
             version: s.version,
+            archived: s.archived.then_some(true),
         }
     }
 }
@@ -501,8 +513,9 @@ fn registry() -> reg::Registry {
 }
 
 /// The Claude Code project folder name of a launch directory: every UTF-16
-/// unit that is not ASCII alphanumeric becomes `-` (cut to 200 characters for
-/// long paths, where Claude Code adds a hash suffix).
+/// unit that is not ASCII alphanumeric becomes `-`; past 200 characters, the
+/// first 200, `-` and the path's 32-bit string hash in base 36, as Claude
+/// Code names it.
 #[napi(catch_unwind)]
 pub fn repo_path_to_slug(repo_path: String) -> String {
     paths::project_slug(&repo_path)

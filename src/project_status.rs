@@ -44,6 +44,7 @@ impl From<ProjectStatusOptions> for ps::ProjectStatusOptions {
             repo_busy: o.repo_busy,
             persistent_cache: o.persistent_cache,
             context_windows: o.context_windows,
+            claude_desktop_dir: None,
         };
         ps::ProjectStatusOptions {
             discover: discover.into(),

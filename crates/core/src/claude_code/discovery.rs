@@ -8,13 +8,17 @@
 //! parent session and never listed as sessions of their own.
 
 use super::context_window::ContextWindows;
-use super::dir_cache::{Listed, Round, Vouched};
-use super::paths::{claude_config_dir, project_dirs_for_repo, resolve_lexically};
+use super::dir_cache::{Listed, Round, Vouched, WrittenFolder};
+use super::paths::{
+    claude_config_dir, cwd_within, launch_dirs, project_dirs_for_repo, project_dirs_in,
+    resolve_lexically, ProjectDir,
+};
 use super::registry::{Registry, RegistryRow};
 use super::result_memo::{Inputs, Written};
 use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
 use super::spawn_record::SpawnLog;
+use super::session_meta::{default_desktop_dir, Overlay, SessionMeta, INDEX_FILE};
 use super::transcript::TranscriptFacts;
 use super::usage::Usage;
 use crate::error::{Error, ErrorCode, Result};
@@ -63,6 +67,9 @@ pub struct DiscoverOptions {
     /// Context windows of models the caller knows better than the built-in
     /// table (see [`super::context_window`]).
     pub context_windows: ContextWindows,
+    /// Claude Desktop's folder of session metadata (default: where Claude
+    /// Desktop keeps it on this platform, see [`default_desktop_dir`]).
+    pub claude_desktop_dir: Option<PathBuf>,
 }
 
 /// Token totals of a session, deduplicated (main transcript and subagents).
@@ -157,6 +164,8 @@ pub struct DiscoveredSession {
     pub transcript_path: Option<String>,
     /// Files the session's tool calls named, most recent last.
     pub files_touched: Vec<String>,
+    /// Archived in Claude Desktop (listed after the sessions that are not).
+    pub archived: bool,
 }
 
 /// What the reference's `parseJsonlHeader` returns, computed correctly.
@@ -243,6 +252,8 @@ struct FolderListing {
     folders: Vec<Listed>,
     /// Folders looked for that could not be read.
     absent: Vec<PathBuf>,
+    /// Its `sessions-index.json`, when it has one.
+    index: Option<PathBuf>,
     /// A transcript is not a regular file (a symbolic link, say): what
     /// happens to what it names is not reported in its folder.
     not_regular: bool,
@@ -254,6 +265,17 @@ impl FolderListing {
         self.sessions
             .iter()
             .map(|(_, p)| p)
+            .chain(&self.flat_agents)
+            .chain(self.nested.values().flatten())
+    }
+
+    /// Every file of the folder that is read: its transcripts and its
+    /// index, those of each folder next to each other.
+    fn files_read(&self) -> impl Iterator<Item = &PathBuf> {
+        self.sessions
+            .iter()
+            .map(|(_, p)| p)
+            .chain(&self.index)
             .chain(&self.flat_agents)
             .chain(self.nested.values().flatten())
     }
@@ -281,6 +303,8 @@ fn list_folder(dir: &Path, round: &Round) -> FolderListing {
         } else if is_agent_file(&item.name) {
             out.flat_agents.push(dir.join(name));
             out.not_regular |= !item.is_file;
+        } else if item.is_file && name == INDEX_FILE {
+            out.index = Some(dir.join(name));
         } else if item.is_dir {
             session_dirs.push(name);
         }
@@ -372,6 +396,32 @@ pub fn find_transcript(claude_dir: &Path, repo: &Path, session_id: &str) -> Opti
         .find(|p| p.is_file())
 }
 
+/// The project folders that may hold sessions started in `launch_dirs` or
+/// below them, from one listing of `projects` taken through `round`: while
+/// the change monitor reports no entry created, removed or renamed in
+/// `projects`, the kept listing is used and nothing is read (a folder
+/// created there since, a new subfolder's say, changes the listing, so the
+/// folders, so the [`Inputs`] a kept result was built from).
+fn repo_folders(
+    projects: &Path,
+    launch_dirs: &[PathBuf],
+    round: &Round,
+    cache: &ScanCache,
+) -> Vec<ProjectDir> {
+    let Some(listed) = round.list(projects, None) else {
+        return Vec::new();
+    };
+    cache.results().folders(&listed.items, launch_dirs, || {
+        let names = listed
+            .items
+            .iter()
+            // A symbolic link is followed, as Claude Code would.
+            .filter(|item| item.is_dir || (!item.is_file && projects.join(&item.name).is_dir()))
+            .filter_map(|item| item.name.to_str());
+        project_dirs_in(projects, names, launch_dirs)
+    })
+}
+
 fn to_utc(t: SystemTime) -> DateTime<Utc> {
     DateTime::<Utc>::from(t)
 }
@@ -429,8 +479,13 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
             registry_rows.push(row);
         }
     }
+    let round = cache
+        .dirs()
+        .round(!options.stat_every_file && !super::turned_off("OPENCLAW_SESSION_INTEL_WATCH"));
+    let launch_dirs = launch_dirs(&repo);
     let mut inputs = Inputs {
-        dirs: project_dirs_for_repo(&projects, &repo),
+        dirs: repo_folders(&projects, &launch_dirs, &round, cache),
+        launch_dirs,
         repo,
         registry_rows,
         elsewhere: HashMap::new(),
@@ -438,11 +493,11 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         live_session_ids: super::liveness::running_session_ids(&claude_dir),
         repo_busy: options.repo_busy,
         context_windows: options.context_windows.clone(),
+        desktop_dir: options
+            .claude_desktop_dir
+            .clone()
+            .or_else(default_desktop_dir),
     };
-
-    let round = cache
-        .dirs()
-        .round(!options.stat_every_file && !super::turned_off("OPENCLAW_SESSION_INTEL_WATCH"));
     // Nothing reported in any folder a kept result came from: it stands,
     // and no folder is read and no file stat'ed.
     if let Some(made) = cache.results().unchanged(&inputs, &round) {
@@ -452,10 +507,13 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         return made;
     }
     // Only files were written to in some of them (a line appended): only
-    // those folders' files are stat'ed again.
+    // those folders' files are stat'ed again. A metadata file written to
+    // (an index, a Desktop session's) is read again with everything else.
     if let Some(written) = cache.results().take_written(&inputs, &round) {
-        let persist_under = persistent.is_some().then_some(claude_dir.as_path());
-        return update_written(inputs, written, cache, persist_under, render);
+        if !written.walk.meta_written_in(&written.folders) {
+            let persist_under = persistent.is_some().then_some(claude_dir.as_path());
+            return update_written(inputs, written, cache, persist_under, render);
+        }
     }
     // A fresh process loads its persistent cache while the folders are
     // listed: neither needs the other, and both wait on the file system.
@@ -489,9 +547,17 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         }
     }
 
+    let (scans, indexes) = scan_all(&listings, &inputs.elsewhere, &round, cache);
+    let meta = SessionMeta::read(
+        indexes,
+        inputs.desktop_dir.as_deref(),
+        &round,
+        cache.meta_files(),
+    );
     let walk = Walk {
-        scans: scan_all(&listings, &inputs.elsewhere, &round, cache),
+        scans,
         listings,
+        meta,
     };
     let mut forgot = false;
     for dir in &inputs.dirs {
@@ -513,8 +579,14 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     let vouched = vouchable
         .then(|| {
             round.vouch(
-                walk.listings.iter().flat_map(|l| &l.folders),
-                walk.listings.iter().flat_map(|l| &l.absent),
+                walk.listings
+                    .iter()
+                    .flat_map(|l| &l.folders)
+                    .chain(&walk.meta.folders),
+                walk.listings
+                    .iter()
+                    .flat_map(|l| &l.absent)
+                    .chain(&walk.meta.absent),
             )
         })
         .flatten()
@@ -526,17 +598,31 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
 }
 
 /// What a result was built from besides its [`Inputs`]: the repository's
-/// folders as listed, and the scans of their transcripts (and of those
-/// found elsewhere) by path.
+/// folders as listed, the scans of their transcripts (and of those found
+/// elsewhere) by path, and the session metadata files read.
 pub(crate) struct Walk {
     listings: Vec<FolderListing>,
     scans: FastMap<OsString, FileScan>,
+    meta: SessionMeta,
 }
 
 impl Walk {
-    /// Whether both hold the very same scans of the same files.
+    /// Whether a metadata file read for this walk may be among the files
+    /// written to in `written`.
+    pub(crate) fn meta_written_in(&self, written: &[WrittenFolder]) -> bool {
+        let index_folders: Vec<&Path> = self
+            .listings
+            .iter()
+            .filter_map(|l| l.index.as_deref()?.parent())
+            .collect();
+        self.meta.written_in(written, &index_folders)
+    }
+
+    /// Whether both hold the very same scans of the same files, and the
+    /// same versions of the same metadata files.
     pub(crate) fn same_scans(&self, other: &Walk) -> bool {
-        self.scans.len() == other.scans.len()
+        self.meta.same_as(&other.meta)
+            && self.scans.len() == other.scans.len()
             && self.scans.iter().all(|(path, scan)| {
                 other
                     .scans
@@ -620,14 +706,18 @@ fn update_written<T: Send + Sync + 'static>(
     made
 }
 
+/// A file and its stat (`None` when it could not be stat'ed).
+type Stated = (PathBuf, Option<FileStat>);
+
 /// Stats every file of the listings and `elsewhere` at once, and scans
-/// those that changed since their last scan.
+/// the transcripts that changed since their last scan; also returns the
+/// folders' indexes with their stats.
 fn scan_all(
     listings: &[FolderListing],
     elsewhere: &HashMap<String, PathBuf>,
     round: &Round,
     cache: &ScanCache,
-) -> FastMap<OsString, FileScan> {
+) -> (FastMap<OsString, FileScan>, Vec<Stated>) {
     // Keyed by the path's bytes: hashing a `Path` walks its components.
     let folders: FastMap<&OsStr, &Listed> = listings
         .iter()
@@ -637,18 +727,29 @@ fn scan_all(
     let mut seen_files: FastSet<&OsStr> = FastSet::default();
     let files: Vec<&PathBuf> = listings
         .iter()
-        .flat_map(FolderListing::files)
+        .flat_map(FolderListing::files_read)
         .chain(elsewhere.values())
         .filter(|p| seen_files.insert(p.as_os_str()))
         .collect();
-    let stated = stat_by_folder(&files, |dir, names| match folders.get(dir.as_os_str()) {
+    let mut stated = stat_by_folder(&files, |dir, names| match folders.get(dir.as_os_str()) {
         Some(listed) => round.stat(listed, names),
         None => platform::stat_each_in(dir, names),
     });
-    scan_stated(stated, cache)
+    let mut indexes = Vec::new();
+    if listings.iter().any(|l| l.index.is_some()) {
+        stated.retain(|(path, stat)| {
+            let index = path.file_name().is_some_and(|n| n == INDEX_FILE);
+            if index {
+                indexes.push(((*path).clone(), *stat));
+            }
+            !index
+        });
+    }
+    let scans = scan_stated(stated, cache)
         .into_iter()
         .map(|(path, scan)| (path.as_os_str().to_owned(), scan))
-        .collect()
+        .collect();
+    (scans, indexes)
 }
 
 /// The stats of `files`, taken by `stat_in` for each run of files of one
@@ -715,7 +816,12 @@ fn split_at_name(path: &Path) -> (&[u8], &[u8]) {
 
 /// The sessions of `inputs`, from the scans of their files.
 fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<DiscoveredSession> {
-    let Walk { listings, scans } = walk;
+    let Walk {
+        listings,
+        scans,
+        meta,
+    } = walk;
+    let overlay = meta.overlay();
     let repo_str = inputs.repo.to_string_lossy();
     // Titles from summary records, keyed by the leaf they name.
     let mut summary_titles: HashMap<u128, &str> = HashMap::new();
@@ -739,7 +845,8 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
             }
         }
         for (id, path) in &listing.sessions {
-            if dir.needs_cwd_check && !cwd_matches(scans.get(path.as_os_str()), &dir.launch_dir) {
+            if dir.needs_cwd_check && !cwd_matches(scans.get(path.as_os_str()), &inputs.launch_dirs)
+            {
                 continue;
             }
             if native_index.contains_key(id.as_str()) {
@@ -785,8 +892,18 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
             summaries: &summary_titles,
             parents: &parents,
             windows: &inputs.context_windows,
+            overlay: &overlay,
         };
         SessionRow::new(id, main, main_scan, &sub_scans, &known, cache)
+    };
+    // Not a conversation of its own, as Claude Code's `/resume` sees it: a
+    // side question's log (its first lines are sidechain lines), or marked
+    // so in an index. Listed only when OpenClaw's registry names it.
+    let hidden = |id: &str, path: &PathBuf| {
+        overlay.hidden.contains(id)
+            || scans
+                .get(path.as_os_str())
+                .is_some_and(|s| s.facts.opens_on_sidechain == Some(true))
     };
 
     // Registry sessions first, in registry order, then those found only in
@@ -815,7 +932,7 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
         .chain(
             native
                 .iter()
-                .filter(|(id, ..)| !registered.contains(id.as_str()))
+                .filter(|(id, path, _)| !registered.contains(id.as_str()) && !hidden(id, path))
                 .map(|(id, path, subs)| (id.as_str(), Some(path), subs.as_slice(), None)),
         )
         .collect();
@@ -848,17 +965,20 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
         })
         .collect();
     out.par_sort_by(|a, b| {
-        b.is_running
-            .cmp(&a.is_running)
+        a.archived
+            .cmp(&b.archived)
+            .then(b.is_running.cmp(&a.is_running))
             .then(b.last_modified.cmp(&a.last_modified))
             .then(a.session_id.cmp(&b.session_id))
     });
     out
 }
 
-fn cwd_matches(scan: Option<&FileScan>, launch_dir: &Path) -> bool {
+/// Whether a transcript's `cwd` is one of the repository's launch
+/// directories or lies below one.
+fn cwd_matches(scan: Option<&FileScan>, launch_dirs: &[PathBuf]) -> bool {
     scan.and_then(|s| s.facts.cwd.as_deref())
-        .is_some_and(|cwd| resolve_lexically(cwd) == launch_dir)
+        .is_some_and(|cwd| cwd_within(cwd, launch_dirs))
 }
 
 /// What the sessions of one call share, to build each of them.
@@ -867,7 +987,10 @@ struct Known<'a> {
     summaries: &'a HashMap<u128, &'a str>,
     /// Main transcripts' facts by session id.
     parents: &'a FastMap<&'a str, &'a Arc<TranscriptFacts>>,
+    /// Context windows of models, the caller's over the built-in table.
     windows: &'a ContextWindows,
+    /// Titles, archived flags and hidden sessions from indexes and Claude Desktop.
+    overlay: &'a Overlay<'a>,
 }
 
 /// The transcript-derived part of a session row.
@@ -883,6 +1006,7 @@ struct SessionRow {
     title: String,
     subagents: u32,
     models: Vec<String>,
+    archived: bool,
     context_window: Option<u64>,
 }
 
@@ -975,11 +1099,16 @@ impl SessionRow {
             .leaves
             .iter()
             .find_map(|leaf| known.summaries.get(leaf).copied());
-        let title = facts
-            .custom_title
-            .clone()
+        // Claude Desktop's name, else Claude Code's order: custom title,
+        // generated title, summary, first prompt.
+        let desktop = known.overlay.desktop.get(id).copied().unwrap_or_default();
+        let title = desktop
+            .title
+            .map(str::to_owned)
+            .or_else(|| facts.custom_title.clone())
             .or_else(|| facts.ai_title.clone())
             .or_else(|| summary.map(str::to_owned))
+            .or_else(|| known.overlay.summaries.get(id).map(|s| (*s).to_owned()))
             .or_else(|| facts.first_prompt.clone())
             .unwrap_or_else(|| id.chars().take(8).collect());
         SessionRow {
@@ -999,6 +1128,7 @@ impl SessionRow {
             models: session_models(&facts, subs),
             context_window: facts.context_model.as_deref().map(|m| known.windows.of(m)),
             facts,
+            archived: desktop.archived,
         }
     }
 
@@ -1047,6 +1177,7 @@ impl SessionRow {
             last_user_message: f.last_prompt.clone(),
             transcript_path: self.path,
             files_touched: f.files_touched.clone(),
+            archived: self.archived,
         }
     }
 }

@@ -14,6 +14,7 @@ mod result_memo;
 pub mod scan_cache;
 pub mod scan_store;
 pub mod spawn_record;
+pub mod session_meta;
 pub mod transcript;
 pub mod usage;
 

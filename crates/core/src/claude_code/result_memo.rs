@@ -19,7 +19,7 @@
 //! with those folders, so that only their files are stat'ed again
 //! ([`ResultMemo::take_written`]).
 
-use super::dir_cache::{Round, Vouched, WrittenFolder};
+use super::dir_cache::{DirItem, Round, Vouched, WrittenFolder};
 use super::discovery::Walk;
 use super::paths::ProjectDir;
 use super::registry::RegistryRow;
@@ -42,6 +42,9 @@ pub struct Inputs {
     pub registry_rows: Vec<RegistryRow>,
     /// Its project folders.
     pub dirs: Vec<ProjectDir>,
+    /// The directories its sessions may have been started in, each with
+    /// the folders below it (see [`launch_dirs`](super::paths::launch_dirs)).
+    pub launch_dirs: Vec<PathBuf>,
     /// Transcripts of registry sessions found outside those folders.
     pub elsewhere: HashMap<String, PathBuf>,
     /// What the host said is running: these sessions...
@@ -55,6 +58,8 @@ pub struct Inputs {
     pub repo_busy: bool,
     /// The caller's context windows of models.
     pub context_windows: super::context_window::ContextWindows,
+    /// Claude Desktop's folder of session metadata, when there is one.
+    pub desktop_dir: Option<PathBuf>,
 }
 
 struct Memo {
@@ -87,11 +92,22 @@ pub struct Written<T> {
     pub made: Arc<T>,
 }
 
+/// The project folders found for some launch directories in one listing of
+/// `projects/`.
+struct FoundFolders {
+    /// The listing, held so that its address cannot be reused.
+    listing: Arc<[DirItem]>,
+    launch_dirs: Vec<PathBuf>,
+    dirs: Vec<ProjectDir>,
+}
+
 /// Recent discovery results, safe to share between threads.
 #[derive(Default)]
 pub struct ResultMemo {
     /// Most recently used first.
     kept: Mutex<VecDeque<Memo>>,
+    /// Most recently used first.
+    folders: Mutex<VecDeque<FoundFolders>>,
 }
 
 impl ResultMemo {
@@ -187,6 +203,38 @@ impl ResultMemo {
             made,
         });
         kept.truncate(KEPT);
+    }
+
+    /// The project folders `find` finds for `launch_dirs` in the listing
+    /// `listing` of `projects/`: found again only when the listing is not
+    /// the very one (kept while nothing was created, removed or renamed in
+    /// `projects/`) they were last found in. `projects/` may hold thousands
+    /// of folders; a repeat call compares none of their names.
+    pub fn folders(
+        &self,
+        listing: &Arc<[DirItem]>,
+        launch_dirs: &[PathBuf],
+        find: impl FnOnce() -> Vec<ProjectDir>,
+    ) -> Vec<ProjectDir> {
+        let mut kept = self.folders.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = kept
+            .iter()
+            .position(|f| Arc::ptr_eq(&f.listing, listing) && f.launch_dirs == launch_dirs)
+        {
+            if let Some(found) = kept.remove(at) {
+                let dirs = found.dirs.clone();
+                kept.push_front(found);
+                return dirs;
+            }
+        }
+        let dirs = find();
+        kept.push_front(FoundFolders {
+            listing: Arc::clone(listing),
+            launch_dirs: launch_dirs.to_vec(),
+            dirs: dirs.clone(),
+        });
+        kept.truncate(KEPT);
+        dirs
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Memo>> {

@@ -18,6 +18,7 @@
 use super::dir_cache::DirCache;
 use super::result_memo::ResultMemo;
 use super::scan_store::{self, EncodedFacts, Facts, StoredScan};
+use super::session_meta::MetaFiles;
 use super::transcript::TranscriptFacts;
 use super::usage::{Usage, UsageGroups};
 use crate::platform::{self, FileId, FileStat};
@@ -171,6 +172,8 @@ pub struct ScanCache {
     dirs: DirCache,
     /// Discovery results built from these scans.
     results: ResultMemo,
+    /// Session metadata files read alongside the transcripts.
+    meta_files: MetaFiles,
 }
 
 fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -205,6 +208,11 @@ impl ScanCache {
     /// The discovery results built from these scans.
     pub(crate) fn results(&self) -> &ResultMemo {
         &self.results
+    }
+
+    /// The session metadata files read alongside the transcripts.
+    pub(crate) fn meta_files(&self) -> &MetaFiles {
+        &self.meta_files
     }
 
     /// Scans `path`, reusing or extending an earlier scan where possible.

@@ -103,6 +103,11 @@ pub struct TranscriptFacts {
     pub last_response_uuid: Option<u128>,
     /// For a fork (`--fork-session`): where its copied history came from.
     pub forked_from: Option<ForkPoint>,
+    /// The `isSidechain` of the first line that has one; `None` before any
+    /// does. A file that opens on a sidechain line is not a conversation of
+    /// its own (a side question's log, a subagent's): Claude Code's `/resume`
+    /// does not list it.
+    pub opens_on_sidechain: Option<bool>,
 }
 
 /// What a `cost-state` line says: the CLI's cumulative accounting of a
@@ -210,6 +215,8 @@ struct Line<'a> {
     kind: &'a [u8],
     subtype: &'a [u8],
     sidechain: bool,
+    /// The line has an `isSidechain` member.
+    sidechain_stated: bool,
     meta: bool,
     compact_summary: bool,
     timestamp: Option<&'a [u8]>,
@@ -334,7 +341,10 @@ impl<'a> Members<'a> for Line<'a> {
         match key {
             b"type" => self.kind = value,
             b"subtype" => self.subtype = value,
-            b"isSidechain" => self.sidechain = is_true(value),
+            b"isSidechain" => {
+                self.sidechain = is_true(value);
+                self.sidechain_stated = true;
+            }
             b"isMeta" => self.meta = is_true(value),
             b"isCompactSummary" => self.compact_summary = is_true(value),
             b"timestamp" => self.timestamp = Some(value),
@@ -787,6 +797,9 @@ impl TranscriptFacts {
         if self.entrypoint.is_none() {
             self.entrypoint = non_empty(line.entrypoint);
         }
+        if self.opens_on_sidechain.is_none() && line.sidechain_stated {
+            self.opens_on_sidechain = Some(line.sidechain);
+        }
         if !line.sidechain {
             replace_if_changed(
                 &mut self.git_branch,
@@ -1015,6 +1028,26 @@ mod tests {
         let mut f = TranscriptFacts::default();
         let used = f.feed(text.as_bytes());
         f.with_partial_line(&text.as_bytes()[used..]).into_owned()
+    }
+
+    #[test]
+    fn the_first_line_stating_is_sidechain_tells_a_side_log_from_a_session() {
+        let queue = r#"{"type":"queue-operation","operation":"enqueue","sessionId":"s"}"#;
+        let line = |side: bool, text: &str| {
+            format!(
+                r#"{{"parentUuid":null,"isSidechain":{side},"type":"user","message":{{"role":"user","content":"{text}"}},"sessionId":"s"}}"#
+            )
+        };
+        let side = format!("{queue}\n{}\n{}\n", line(true, "why?"), line(false, "x"));
+        assert_eq!(facts(&side).opens_on_sidechain, Some(true));
+        let session = format!("{queue}\n{}\n{}\n", line(false, "hi"), line(true, "sub"));
+        assert_eq!(facts(&session).opens_on_sidechain, Some(false));
+        assert_eq!(facts(&format!("{queue}\n")).opens_on_sidechain, None);
+        // Fed in two parts (a file that grew), the first line still decides.
+        let mut f = TranscriptFacts::default();
+        f.feed(format!("{queue}\n{}\n", line(false, "hi")).as_bytes());
+        f.feed(format!("{}\n", line(true, "later")).as_bytes());
+        assert_eq!(f.opens_on_sidechain, Some(false));
     }
 
     #[test]

@@ -403,6 +403,7 @@ fn decide(
         persistent_cache: opts.persistent_cache.clone(),
         stat_every_file: false,
         context_windows: Default::default(),
+        claude_desktop_dir: None,
     };
     let (status, sessions) = gather_with_sessions(
         cwd,
