@@ -437,6 +437,24 @@ export interface ExportResult {
  */
 export declare function exportTranscript(sessionId?: string | undefined | null, options?: ExportOptions | undefined | null): Promise<ExportResult>
 
+/** Options of `findSpawnedSession`. */
+export interface FindSpawnedOptions {
+  /** Claude Code's config root (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`). */
+  claudeConfigDir?: string
+  /**
+   * Only transcripts written at or after this time (milliseconds since
+   * the epoch).
+   */
+  sinceMs?: number
+}
+
+/**
+ * The Claude Code session id of the spawn with `nonce` in `cwd`: the
+ * transcript whose first lines carry `spawn=<nonce>` in the origin marker,
+ * or `null` while there is none.
+ */
+export declare function findSpawnedSession(cwd: string, nonce: string, options?: FindSpawnedOptions | undefined | null): Promise<string | null>
+
 /**
  * The pre-flight briefing on a repository: git state (read in-process, as
  * the git CLI would print it), GitHub state when `gh` is installed, the
@@ -540,6 +558,18 @@ export interface HookSettings {
   hook_mode: "async" | "bidirectional"
 }
 
+/** A spawn of this gateway that has not ended yet. */
+export interface InFlightSpawn {
+  /** The repository root `preflightSpawn` returned for it (else its cwd). */
+  repoPath?: string
+  /** Its `cwd`. */
+  cwd: string
+  /** Its Claude Code session id, once known. */
+  claudeSessionId?: string
+  /** OpenClaw's child session key, once known. */
+  childSessionKey?: string
+}
+
 /** Header facts of one Claude Code transcript. */
 export interface JsonlHeader {
   gitBranch?: string
@@ -561,6 +591,9 @@ export declare function listAllSessions(): Array<ClaudeCodeSessionRow>
 
 /** Every registry entry of one agent, keyed as on disk. */
 export declare function listSessions(agentId: string): Record<string, ClaudeCodeSessionEntry>
+
+/** Every recorded spawn of one agent, oldest first. */
+export declare function listSpawns(agentId: string, stateDir?: string | undefined | null): Promise<Array<SpawnRecord>>
 
 /**
  * The agent's transcripts, newest first, with what `sessions.json` says
@@ -648,6 +681,97 @@ export interface PinStoreOptions {
   /** Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
   claudeConfigDir?: string
 }
+
+/**
+ * How the pre-flight runs (all optional; defaults as documented in
+ * `docs/plugin.md`).
+ */
+export interface PreflightOptions {
+  /** Claude Code's config root (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`). */
+  claudeConfigDir?: string
+  /** OpenClaw's state root (default: OpenClaw's own resolution). */
+  registryRoot?: string
+  /**
+   * Add the briefing after the task (default true; false adds only the
+   * origin marker).
+   */
+  briefing?: boolean
+  /** Longest briefing in characters (default 1500). */
+  briefingMaxChars?: number
+  /** No `cwd`: `"block"` (default), `"warn"` or `"off"`. */
+  missingCwd?: 'block' | 'warn' | 'off'
+  /** A relative, missing or non-folder `cwd`: `"block"` (default), `"warn"` or `"off"`. */
+  invalidCwd?: 'block' | 'warn' | 'off'
+  /** A Claude Code session running in the repository: `"block"` (default), `"warn"` or `"off"`. */
+  busy?: 'block' | 'warn' | 'off'
+  /**
+   * An explicit `resumeSessionId` whose transcript is gone: `"block"`
+   * (default), `"warn"` or `"off"`.
+   */
+  missingResume?: 'block' | 'warn' | 'off'
+  /** Resume a resumable session picked for the task (default true). */
+  continuationResume?: boolean
+  /** Describe an earlier relevant session in the briefing (default true). */
+  continuationContext?: boolean
+  /** Score a session must reach to be picked (default 0.6). */
+  resumeThreshold?: number
+  /** Spawns of this gateway still in flight. */
+  inFlight?: Array<InFlightSpawn>
+  /** Sessions the host can still resume for the requester. */
+  resumable?: Array<ResumableSession>
+  /** Claude Code sessions the host reported ended. */
+  finishedSessionIds?: Array<string>
+  /**
+   * A transcript written this many milliseconds ago or less counts as a
+   * running session (default 10000).
+   */
+  busyWindowMs?: number
+  /** How long `gh` may take, in milliseconds (default 1500). */
+  githubTimeoutMs?: number
+  /** The spawn's nonce for the origin marker (default: a fresh one). */
+  nonce?: string
+  /** Keep session scans in a cache file between processes (default true). */
+  persistentCache?: boolean
+}
+
+/** What the pre-flight decided. */
+export interface PreflightResult {
+  /** `"pass"` (leave the spawn as asked), `"brief"`, `"resume"` or `"block"`. */
+  decision: 'pass' | 'brief' | 'resume' | 'block'
+  /** Refuse the spawn with `reason`. */
+  block: boolean
+  /** The block reason the model reads, else a one-line summary. */
+  reason: string
+  /** The guard that blocked or warned. */
+  guard?: 'missingCwd' | 'invalidCwd' | 'busy' | 'missingResume'
+  /** The parameters to patch (absent when the spawn is left as asked). */
+  params?: SpawnParamsPatch
+  /** The briefing added after the task. */
+  briefing?: string
+  /** The briefing was cut to its size. */
+  truncated: boolean
+  /** What the guards in warn mode found. */
+  warnings: Array<string>
+  /** The repository root of `cwd`. */
+  repoPath?: string
+  /** The running session the busy guard found. */
+  running?: RunningSessionInfo
+  /** The earlier session the briefing describes. */
+  priorSessionId?: string
+  /** The spawn's nonce, as put in the origin marker. */
+  nonce: string
+}
+
+/**
+ * The pre-flight of a Claude Code spawn: the guards (no `cwd`, a `cwd`
+ * that is not a folder, a session running in the repository, a
+ * `resumeSessionId` without transcript), continuation (a resumable
+ * session picked for the task, else an earlier relevant session described)
+ * and the task Claude Code receives (the task, then a bounded briefing
+ * opened by the origin marker with the spawn's nonce). Runs off the
+ * JavaScript thread. Rejects with `E_INVALID_ARGUMENT` for a bad option.
+ */
+export declare function preflightSpawn(request: SpawnRequest, options?: PreflightOptions | undefined | null): Promise<PreflightResult>
 
 /** A failing CI check of the current branch. */
 export interface ProjectCheck {
@@ -780,6 +904,15 @@ export interface ProjectStatusToolPayload {
   openPrs: Array<ToolPullRequest>
 }
 
+/**
+ * Adds or completes the record of one spawn (locked, atomic): the fields
+ * given replace those stored, the others stay. `stateDir` defaults to
+ * OpenClaw's own resolution. Resolves to the record as stored. Rejects
+ * with `E_INVALID_ARGUMENT` for a bad agent id or nonce, `E_WRITE_FAILED`
+ * when the file cannot be written.
+ */
+export declare function recordSpawn(agentId: string, record: SpawnRecord, stateDir?: string | undefined | null): Promise<SpawnRecord>
+
 /** The registry key: `repoPath`, or `repoPath::label` for a labelled session. */
 export declare function registryKey(repoPath: string, label?: string | undefined | null): string
 
@@ -846,6 +979,16 @@ export interface RestoreResult {
   replacedBackup: string
 }
 
+/** A Claude Code session the host can still resume for the requester. */
+export interface ResumableSession {
+  /** The Claude Code session id. */
+  claudeSessionId: string
+  /** The folder it runs in. */
+  cwd: string
+  /** OpenClaw's child session key, when known. */
+  childSessionKey?: string
+}
+
 /** Resume or not, as one decision. */
 export interface ResumeDecision {
   resume: boolean
@@ -906,6 +1049,16 @@ export interface ResumeFailureInput {
 
 /** Makes a session id unusable for every later decision of every agent. */
 export declare function retireSession(sessionId: string, reason: string, options?: PinStoreOptions | undefined | null): Promise<void>
+
+/** A Claude Code session running in the repository. */
+export interface RunningSessionInfo {
+  /** Its Claude Code session id, when known. */
+  sessionId?: string
+  /** OpenClaw's child session key, when it is a spawn of this gateway. */
+  childSessionKey?: string
+  /** How it was found. */
+  signal: 'spawn' | 'liveness' | 'recent-write'
+}
 
 /** Records a session in the agent's registry (locked, atomic). */
 export declare function saveSession(agentId: string, repoPath: string, sessionId: string, meta?: SaveSessionMeta | undefined | null): void
@@ -1076,6 +1229,70 @@ export interface SessionState {
 export interface SessionStats {
   turns?: number
   costUsd?: number
+}
+
+/** The parameters to patch into the spawn. */
+export interface SpawnParamsPatch {
+  /** The task Claude Code receives: the original, then the briefing. */
+  task?: string
+  /** The session to resume. */
+  resumeSessionId?: string
+}
+
+/**
+ * One spawn the pre-flight let through, as recorded in
+ * `<stateRoot>/agents/<agentId>/claude-code-spawns.json`.
+ */
+export interface SpawnRecord {
+  /** The spawn's nonce (`PreflightResult.nonce`). */
+  nonce: string
+  /** The Claude Code session id, once known. */
+  claudeSessionId?: string
+  /** OpenClaw's child session key. */
+  childSessionKey?: string
+  /** The requester's session key. */
+  requesterSessionKey?: string
+  /** The requesting agent. */
+  agentId?: string
+  /** The task as the model gave it. */
+  task?: string
+  /** The spawn's label. */
+  label?: string
+  /** The spawn's cwd. */
+  cwd?: string
+  /** The repository root of cwd. */
+  repoPath?: string
+  /** `"run"` or `"session"`. */
+  mode?: string
+  /** The spawn resumed `claudeSessionId`. */
+  resumed?: boolean
+  /** The pre-flight's decision. */
+  decision?: string
+  /** When it was let through (ISO-8601). */
+  startedAt?: string
+  /** When the host reported it ended (ISO-8601). */
+  endedAt?: string
+  /** How it ended (`"ok"`, `"error"`, `"timeout"`, `"killed"`, `"rejected"`, …). */
+  outcome?: string
+}
+
+/**
+ * The `sessions_spawn` call as the model made it (the fields the
+ * pre-flight reads).
+ */
+export interface SpawnRequest {
+  /** `task`, as given. */
+  task: string
+  /** `cwd`, as given (absent: none given). */
+  cwd?: string
+  /** `resumeSessionId`, as given. */
+  resumeSessionId?: string
+  /** `label`, as given. */
+  label?: string
+  /** The agent calling `sessions_spawn` (default `main`). */
+  agentId?: string
+  /** That agent's workspace folder, named to the model as a likely `cwd`. */
+  requesterWorkspace?: string
 }
 
 /** How relevant a session is to the task. */

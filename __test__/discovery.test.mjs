@@ -292,7 +292,8 @@ test('titles: custom title over generated title over first prompt; origin marker
   const byId = Object.fromEntries((await addon.discoverSessions(repo, { claudeConfigDir, registryRoot: noRegistry() })).map((s) => [s.sessionId, s]));
   assert.equal(byId[a].title, 'Retries, renamed');
   assert.equal(byId[a].originMarker, 'ops-2');
-  assert.equal(byId[a].firstMessage, '[openclaw:agent=ops-2] fix the webhook retries');
+  // The marker is the source, not part of what was asked.
+  assert.equal(byId[a].firstMessage, 'fix the webhook retries');
   assert.equal(byId[b].title, 'Generated title');
   assert.equal(Object.hasOwn(byId[b], 'originMarker'), false);
   // 200 UTF-16 units: 150 + 25 emoji (2 units each), none split.

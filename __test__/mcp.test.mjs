@@ -87,7 +87,7 @@ test('openclaw_session_list payload, with and without native sessions', GH, asyn
   assert.deepEqual(keys(spawned), ['agent', 'branch', 'cost', 'firstMessage', 'isRunning', 'lastModified', 'lastTask', 'messageCount', 'sessionId', 'source', 'turns']);
   assert.deepEqual({ ...spawned, lastModified: undefined }, {
     sessionId: A, source: 'openclaw', agent: 'main', branch: 'feat/session-discovery',
-    firstMessage: '[openclaw:agent=main] Implement session scoring function for CC integration',
+    firstMessage: 'Implement session scoring function for CC integration',
     lastModified: undefined, messageCount: 1, cost: 1.23, turns: 8, lastTask: 'Implement session scoring', isRunning: false,
   });
   assert.match(spawned.lastModified, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);

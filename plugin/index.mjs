@@ -1,7 +1,9 @@
 // @ts-check
 // The OpenClaw plugin of openclaw-session-intel: agent tools that brief an
 // agent on a repository and its Claude Code sessions, the handoff across
-// /new and /reset, the /handoff and /clean chat commands, and `openclaw occ`.
+// /new and /reset, the pre-flight of every Claude Code spawn (a briefing,
+// guards, continuation and a record of the spawn, see docs/plugin.md), the
+// /handoff and /clean chat commands, and `openclaw occ`.
 //
 // OpenClaw imports this module in every registration mode (CLI metadata,
 // discovery, the gateway), several times per process: `register` only
@@ -29,6 +31,19 @@ import { fileURLToPath } from 'node:url';
  * @property {'default' | 'aggressive' | 'extreme'} [defaultPreset]
  * @property {number} [handoffExpiryHours]
  * @property {{ capture?: boolean, offer?: boolean }} [hooks]
+ * @property {PreflightConfig} [spawnPreflight]
+ */
+/** @typedef {'block' | 'warn' | 'off'} GuardMode */
+/**
+ * The spawn pre-flight's config, as given.
+ * @typedef {object} PreflightConfig
+ * @property {boolean} [enabled]
+ * @property {number} [budgetMs]
+ * @property {{ enabled?: boolean, maxChars?: number }} [briefing]
+ * @property {{ missingCwd?: GuardMode, invalidCwd?: GuardMode, busy?: GuardMode, missingResume?: GuardMode }} [guards]
+ * @property {{ resume?: boolean, context?: boolean }} [continuation]
+ * @property {number} [busyWindowSeconds]
+ * @property {number} [githubTimeoutMs]
  */
 /**
  * The config with its defaults filled in.
@@ -37,6 +52,7 @@ import { fileURLToPath } from 'node:url';
  * @property {'default' | 'aggressive' | 'extreme'} defaultPreset
  * @property {number} handoffExpiryHours
  * @property {{ capture: boolean, offer: boolean }} hooks
+ * @property {Required<Omit<PreflightConfig, 'briefing' | 'guards' | 'continuation'>> & { briefing: { enabled: boolean, maxChars: number }, guards: Record<'missingCwd' | 'invalidCwd' | 'busy' | 'missingResume', GuardMode>, continuation: { resume: boolean, context: boolean } }} spawnPreflight
  */
 
 export const PLUGIN_ID = 'openclaw-session-intel';
@@ -101,6 +117,21 @@ function settings(api) {
     defaultPreset: c.defaultPreset ?? 'default',
     handoffExpiryHours: c.handoffExpiryHours ?? 24,
     hooks: { capture: c.hooks?.capture ?? true, offer: c.hooks?.offer ?? true },
+    spawnPreflight: preflightSettings(c.spawnPreflight ?? {}),
+  };
+}
+
+/** @param {PreflightConfig} p */
+function preflightSettings(p) {
+  const g = p.guards ?? {};
+  return {
+    enabled: p.enabled ?? true,
+    budgetMs: p.budgetMs ?? 3000,
+    briefing: { enabled: p.briefing?.enabled ?? true, maxChars: p.briefing?.maxChars ?? 1500 },
+    guards: { missingCwd: g.missingCwd ?? 'block', invalidCwd: g.invalidCwd ?? 'block', busy: g.busy ?? 'block', missingResume: g.missingResume ?? 'block' },
+    continuation: { resume: p.continuation?.resume ?? true, context: p.continuation?.context ?? true },
+    busyWindowSeconds: p.busyWindowSeconds ?? 10,
+    githubTimeoutMs: p.githubTimeoutMs ?? 1500,
   };
 }
 
@@ -246,6 +277,329 @@ function registerHooks(api) {
   }, { name: `${PLUGIN_ID}-handoff-offer`, description: 'Offers the captured handoff to the next session, once, as HANDOFF.md.' });
 }
 
+// ---------------------------------------------------------------- spawn pre-flight
+
+/**
+ * A Claude Code spawn this plugin let through, from the pre-flight until
+ * the host reports its end (and, for a persistent one, until its session
+ * is closed).
+ * @typedef {object} Spawn
+ * @property {string} nonce
+ * @property {string} agentId the requesting agent
+ * @property {string | undefined} requesterSessionKey
+ * @property {string | undefined} toolCallId
+ * @property {string} cwd
+ * @property {string | undefined} repoPath
+ * @property {string} mode 'run' or 'session'
+ * @property {number} startedAt milliseconds since the epoch
+ * @property {string | undefined} claudeSessionId
+ * @property {string | undefined} childSessionKey
+ * @property {boolean} ended the run ended (or the host refused the spawn)
+ * @property {boolean} closed its session is gone too
+ */
+
+/** @type {Map<string, Spawn>} by nonce */
+const spawns = new Map();
+/** Claude Code sessions whose spawn ended, newest last (at most 200). @type {string[]} */
+const finishedSessions = [];
+/** @type {NodeJS.Timeout | undefined} */
+let learnTimer;
+/** How long after its start a spawn's transcript is looked for. */
+const LEARN_FOR_MS = 15 * 60_000;
+
+/** The agent id of an OpenClaw session key (`agent:<id>:…`). @param {string | undefined} key */
+const agentOfKey = (key) => (typeof key === 'string' && key.startsWith('agent:') ? key.split(':')[1] : undefined);
+
+/**
+ * Whether a `sessions_spawn` call starts Claude Code through ACP: runtime
+ * "acp" and a target that is the `claude` harness (directly, through an
+ * agent entry whose ACP agent is claude, or `acp.defaultAgent`), as
+ * OpenClaw resolves the target.
+ * @param {Record<string, any>} params
+ * @param {Record<string, any> | undefined} config
+ */
+export function isClaudeAcpSpawn(params, config) {
+  if (params?.runtime !== 'acp') return false;
+  const norm = (/** @type {unknown} */ v) => (typeof v === 'string' && v.trim() ? v.trim().toLowerCase() : undefined);
+  const entry = (/** @type {string} */ id) => {
+    const agents = config?.agents ?? {};
+    const fromEntries = agents.entries?.[id];
+    if (fromEntries) return fromEntries;
+    return Array.isArray(agents.list) ? agents.list.find((/** @type {any} */ a) => norm(a?.id) === id) : undefined;
+  };
+  const requested = norm(params.agentId);
+  let target;
+  if (requested) {
+    const e = entry(requested);
+    target = e?.runtime?.type === 'acp' ? norm(e.runtime.acp?.agent) ?? requested : requested;
+  } else {
+    target = norm(config?.acp?.defaultAgent);
+  }
+  return target === 'claude';
+}
+
+/** @param {Spawn} s */
+function endSpawn(s) {
+  s.ended = true;
+  if (s.claudeSessionId && !finishedSessions.includes(s.claudeSessionId)) {
+    finishedSessions.push(s.claudeSessionId);
+    if (finishedSessions.length > 200) finishedSessions.shift();
+  }
+}
+
+/** Forgets spawns that are over and whose session is known, or too old to learn. */
+function prune() {
+  const now = Date.now();
+  for (const [nonce, s] of spawns) {
+    const over = s.ended && (s.mode !== 'session' || s.closed);
+    if ((over && (s.claudeSessionId || now - s.startedAt > LEARN_FOR_MS)) || now - s.startedAt > 24 * 3600_000) spawns.delete(nonce);
+  }
+}
+
+/**
+ * @param {Api} api
+ * @param {string} agentId
+ * @param {Record<string, unknown>} record
+ */
+async function record(api, agentId, record) {
+  try {
+    const a = addon();
+    await a.recordSpawn(agentId, /** @type {any} */ (record), stateDir());
+  } catch (e) {
+    api.logger.warn(`${PLUGIN_ID}: spawn record not written (${describe(coded(e))})`);
+  }
+}
+
+/**
+ * Looks for the transcripts of spawns whose Claude Code session is not
+ * known yet, by the nonce in their first message; records what it finds.
+ * @param {Api} api
+ */
+async function learnSessions(api) {
+  const config = settings(api);
+  for (const s of spawns.values()) {
+    if (s.claudeSessionId || Date.now() - s.startedAt > LEARN_FOR_MS) continue;
+    try {
+      const id = await addon().findSpawnedSession(s.cwd, s.nonce, { claudeConfigDir: config.claudeConfigDir, sinceMs: s.startedAt - 5000 });
+      if (!id) continue;
+      s.claudeSessionId = id;
+      if (s.ended) endSpawn(s);
+      api.logger.info(`${PLUGIN_ID}: spawn ${s.nonce} is Claude Code session ${id}${s.childSessionKey ? ` (${s.childSessionKey})` : ''}`);
+      await record(api, s.agentId, { nonce: s.nonce, claudeSessionId: id });
+    } catch (e) {
+      api.logger.warn(`${PLUGIN_ID}: transcript of spawn ${s.nonce} not looked up (${describe(coded(e))})`);
+    }
+  }
+  prune();
+  if (![...spawns.values()].some((s) => !s.claudeSessionId && Date.now() - s.startedAt <= LEARN_FOR_MS)) stopLearning();
+}
+
+/** @param {Api} api */
+function startLearning(api) {
+  if (learnTimer) return;
+  let busy = false;
+  learnTimer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    learnSessions(api).finally(() => (busy = false));
+  }, 2000);
+  learnTimer.unref?.();
+}
+
+function stopLearning() {
+  if (learnTimer) clearInterval(learnTimer);
+  learnTimer = undefined;
+}
+
+/**
+ * The pre-flight of one `sessions_spawn` call: the hook's result, or
+ * undefined to leave the call as it is.
+ * @param {Api} api
+ * @param {{ params: Record<string, any>, toolCallId?: string }} event
+ * @param {{ agentId?: string, sessionKey?: string, toolCallId?: string }} ctx
+ */
+async function preflight(api, event, ctx) {
+  const config = settings(api);
+  const p = config.spawnPreflight;
+  const params = event.params ?? {};
+  if (!p.enabled || !isClaudeAcpSpawn(params, /** @type {any} */ (api.config))) return undefined;
+  const agentId = ctx.agentId ?? agentOfKey(ctx.sessionKey) ?? 'main';
+  const requesterKey = ctx.sessionKey;
+  /** @type {string | undefined} */
+  let workspace;
+  try {
+    workspace = /** @type {any} */ (api.runtime)?.agent?.resolveAgentWorkspaceDir?.(api.config, agentId);
+  } catch {}
+  const cwd = typeof params.cwd === 'string' ? params.cwd : undefined;
+  const started = Date.now();
+  let timer;
+  const overrun = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('overrun'), p.budgetMs);
+    timer.unref?.();
+  });
+  /** @type {any} */
+  let result;
+  try {
+    const run = addon().preflightSpawn(
+      {
+        task: typeof params.task === 'string' ? params.task : '',
+        cwd,
+        resumeSessionId: typeof params.resumeSessionId === 'string' ? params.resumeSessionId : undefined,
+        label: typeof params.label === 'string' ? params.label : undefined,
+        agentId,
+        requesterWorkspace: workspace,
+      },
+      {
+        claudeConfigDir: config.claudeConfigDir,
+        registryRoot: stateDir(),
+        briefing: p.briefing.enabled,
+        briefingMaxChars: p.briefing.maxChars,
+        ...p.guards,
+        continuationResume: p.continuation.resume,
+        continuationContext: p.continuation.context,
+        inFlight: [...spawns.values()].filter((s) => !s.ended).map((s) => ({ repoPath: s.repoPath, cwd: s.cwd, claudeSessionId: s.claudeSessionId, childSessionKey: s.childSessionKey })),
+        resumable: [...spawns.values()]
+          .filter((s) => s.mode === 'session' && s.ended && !s.closed && s.claudeSessionId && s.requesterSessionKey === requesterKey)
+          .map((s) => ({ claudeSessionId: /** @type {string} */ (s.claudeSessionId), cwd: s.repoPath ?? s.cwd, childSessionKey: s.childSessionKey })),
+        finishedSessionIds: finishedSessions,
+        busyWindowMs: p.busyWindowSeconds * 1000,
+        githubTimeoutMs: Math.max(1, Math.min(p.githubTimeoutMs, p.budgetMs / 2)),
+      },
+    );
+    result = await Promise.race([run, overrun]);
+  } catch (e) {
+    api.logger.warn(`${PLUGIN_ID}: spawn pre-flight failed, the spawn proceeds as asked (${describe(coded(e))})`);
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (result === 'overrun') {
+    api.logger.warn(`${PLUGIN_ID}: spawn pre-flight took longer than ${p.budgetMs} ms, the spawn proceeds as asked`);
+    return undefined;
+  }
+  const took = Date.now() - started;
+  for (const w of result.warnings) api.logger.warn(`${PLUGIN_ID}: spawn pre-flight warning (${result.guard}): ${w}`);
+  if (result.block) {
+    api.logger.info(`${PLUGIN_ID}: spawn pre-flight block (${result.guard}) in ${took} ms: ${result.reason}`);
+    return { block: true, blockReason: result.reason };
+  }
+  if (!result.params) {
+    api.logger.info(`${PLUGIN_ID}: spawn pre-flight pass in ${took} ms: ${result.reason}`);
+    return undefined;
+  }
+  const resumeId = result.params.resumeSessionId ?? (typeof params.resumeSessionId === 'string' ? params.resumeSessionId : undefined);
+  /** @type {Spawn} */
+  const spawn = {
+    nonce: result.nonce,
+    agentId,
+    requesterSessionKey: requesterKey,
+    toolCallId: event.toolCallId ?? ctx.toolCallId,
+    cwd: /** @type {string} */ (cwd),
+    repoPath: result.repoPath,
+    mode: params.mode === 'session' ? 'session' : 'run',
+    startedAt: started,
+    claudeSessionId: resumeId,
+    childSessionKey: undefined,
+    ended: false,
+    closed: false,
+  };
+  spawns.set(spawn.nonce, spawn);
+  if (!resumeId) startLearning(api);
+  api.logger.info(`${PLUGIN_ID}: spawn pre-flight ${result.decision} ${spawn.nonce} in ${took} ms: ${result.reason}`);
+  await record(api, agentId, {
+    nonce: spawn.nonce,
+    claudeSessionId: resumeId,
+    requesterSessionKey: requesterKey,
+    agentId,
+    task: typeof params.task === 'string' ? params.task : undefined,
+    label: typeof params.label === 'string' ? params.label : undefined,
+    cwd,
+    repoPath: result.repoPath,
+    mode: spawn.mode,
+    resumed: Boolean(resumeId),
+    decision: result.decision,
+    startedAt: new Date(started).toISOString(),
+  });
+  /** @type {Record<string, string>} */
+  const patch = {};
+  if (result.params.task) patch.task = result.params.task;
+  if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
+  return { params: patch };
+}
+
+/** @param {Api} api */
+function registerSpawnPreflight(api) {
+  api.on('before_tool_call', async (event, ctx) => {
+    if (event.toolName !== 'sessions_spawn') return undefined;
+    try {
+      return await preflight(api, /** @type {any} */ (event), /** @type {any} */ (ctx));
+    } catch (e) {
+      api.logger.warn(`${PLUGIN_ID}: spawn pre-flight failed, the spawn proceeds as asked (${describe(coded(e))})`);
+      return undefined;
+    }
+  }, { matcher: ['sessions_spawn'], timeoutMs: 14_000 });
+
+  // The host's answer to the spawn (in the agent loop only: not after
+  // tools.invoke). A refused spawn is over at once.
+  api.on('after_tool_call', async (event, ctx) => {
+    try {
+      if (event.toolName !== 'sessions_spawn') return;
+      const id = event.toolCallId ?? /** @type {any} */ (ctx)?.toolCallId;
+      const s = [...spawns.values()].find((x) => id && x.toolCallId === id);
+      if (!s) return;
+      const details = /** @type {any} */ (event.result)?.details ?? {};
+      if (typeof details.childSessionKey === 'string') s.childSessionKey = details.childSessionKey;
+      if (event.error || (details.status && details.status !== 'accepted')) {
+        endSpawn(s);
+        s.closed = true;
+        await record(api, s.agentId, { nonce: s.nonce, childSessionKey: s.childSessionKey, outcome: 'rejected', endedAt: new Date().toISOString() });
+      } else if (s.childSessionKey) {
+        await record(api, s.agentId, { nonce: s.nonce, childSessionKey: s.childSessionKey });
+      }
+    } catch (e) {
+      api.logger.warn(`${PLUGIN_ID}: spawn result not tracked (${describe(coded(e))})`);
+    }
+  }, { matcher: ['sessions_spawn'] });
+
+  api.on('subagent_progress', async (event, ctx) => {
+    try {
+      const key = event.childSessionKey;
+      if (typeof key !== 'string' || !key.includes(':acp:')) return;
+      let s = [...spawns.values()].find((x) => x.childSessionKey === key);
+      if (!s && event.phase === 'started') {
+        // The oldest spawn of this requester still waiting for its child.
+        const requester = ctx?.requesterSessionKey;
+        s = [...spawns.values()].find((x) => !x.childSessionKey && !x.ended && (!requester || !x.requesterSessionKey || x.requesterSessionKey === requester));
+        if (s) {
+          s.childSessionKey = key;
+          await record(api, s.agentId, { nonce: s.nonce, childSessionKey: key });
+        }
+        return;
+      }
+      if (!s || event.phase !== 'ended') return;
+      endSpawn(s);
+      api.logger.info(`${PLUGIN_ID}: spawn ${s.nonce} (${key}) ended: ${event.outcome}`);
+      await record(api, s.agentId, { nonce: s.nonce, childSessionKey: key, outcome: event.outcome, endedAt: new Date().toISOString() });
+      if (!s.claudeSessionId) await learnSessions(api);
+    } catch (e) {
+      api.logger.warn(`${PLUGIN_ID}: spawn progress not tracked (${describe(coded(e))})`);
+    }
+  });
+
+  api.on('subagent_ended', async (event) => {
+    try {
+      const s = [...spawns.values()].find((x) => x.childSessionKey === event.targetSessionKey);
+      if (!s) return;
+      const first = !s.ended;
+      endSpawn(s);
+      s.closed = true;
+      if (first) await record(api, s.agentId, { nonce: s.nonce, outcome: event.outcome ?? event.reason, endedAt: new Date(event.endedAt ?? Date.now()).toISOString() });
+    } catch (e) {
+      api.logger.warn(`${PLUGIN_ID}: spawn end not tracked (${describe(coded(e))})`);
+    }
+  });
+}
+
 // ---------------------------------------------------------------- commands
 
 const kb = (/** @type {number} */ n) => `${(n / 1024).toFixed(n < 10240 ? 1 : 0)} KB`;
@@ -350,12 +704,16 @@ export default {
   register(api) {
     registerTools(api);
     registerHooks(api);
+    registerSpawnPreflight(api);
     registerCommands(api);
     registerCli(api);
     api.registerService({
       id: PLUGIN_ID,
       start(ctx) {
         serviceStateDir = ctx.stateDir;
+      },
+      stop() {
+        stopLearning();
       },
     });
   },

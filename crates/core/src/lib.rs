@@ -15,6 +15,7 @@ pub mod json_scan;
 pub mod mcp;
 pub mod openclaw;
 pub mod platform;
+pub mod preflight;
 pub mod project_status;
 pub mod resume;
 pub mod selection;

@@ -13,6 +13,7 @@ use super::registry::{Registry, RegistryRow};
 use super::result_memo::{Inputs, Written};
 use super::scan_cache::{FileScan, ScanCache};
 use super::scan_store::PersistentCache;
+use super::spawn_record::SpawnLog;
 use super::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use crate::openclaw::state_dir::resolve_state_dir;
@@ -345,14 +346,23 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     let repo = resolve_lexically(repo_path);
     let claude_dir = claude_config_dir(options.claude_config_dir.as_deref());
     let projects = claude_dir.join("projects");
-    let registry = Registry::new(resolve_state_dir(options.registry_root.as_deref()));
+    let state_root = resolve_state_dir(options.registry_root.as_deref());
     let persistent = options.persistent_cache.dir();
 
-    let registry_rows: Vec<RegistryRow> = registry
+    let mut registry_rows: Vec<RegistryRow> = Registry::new(&state_root)
         .list_all()
         .into_iter()
         .filter(|row| resolve_lexically(&row.repo_path) == repo)
         .collect();
+    // Spawns the plugin recorded, for the sessions the registries do not
+    // list: OpenClaw's own record of them is gone soon after they end.
+    let spawned = SpawnLog::new(&state_root).registry_rows(|r| resolve_lexically(r) == repo);
+    for row in spawned {
+        let id = &row.entry.session_id;
+        if !registry_rows.iter().any(|r| &r.entry.session_id == id) {
+            registry_rows.push(row);
+        }
+    }
     let mut inputs = Inputs {
         dirs: project_dirs_for_repo(&projects, &repo),
         repo,

@@ -93,6 +93,46 @@ pub fn parse_origin_marker(text: &str) -> Option<Vec<(String, String)>> {
     None
 }
 
+/// Where the first origin marker of `text` is: its byte range and pairs.
+fn find_marker(text: &str) -> Option<(std::ops::Range<usize>, Vec<(String, String)>)> {
+    let mut from = 0;
+    while let Some(at) = text[from..].find(OPEN).map(|i| i + from) {
+        let body_start = at + OPEN.len();
+        let end = text[body_start..].find(']')? + body_start;
+        let pairs = parse_origin_marker(&text[at..=end]);
+        if let Some(pairs) = pairs.filter(|_| !text[body_start..end].contains(OPEN)) {
+            return Some((at..end + 1, pairs));
+        }
+        from = body_start;
+    }
+    None
+}
+
+/// The line that separates a task from the briefing after it.
+pub const BRIEFING_SEPARATOR: &str = "---";
+
+/// A prompt split from its origin: what the person (or model) asked, and
+/// the marker's pairs. Two layouts carry a marker: the reference's, marker
+/// first and the task after a blank line (the task is what follows it), and
+/// the spawn pre-flight's, the task first and the marker opening the
+/// briefing after it (the task is what precedes it, without the
+/// [`BRIEFING_SEPARATOR`] line). Text without a marker is returned as it is.
+pub fn split_origin(text: &str) -> (&str, Option<Vec<(String, String)>>) {
+    let Some((range, pairs)) = find_marker(text) else {
+        return (text, None);
+    };
+    let before = text[..range.start].trim_end();
+    let before = before
+        .strip_suffix(BRIEFING_SEPARATOR)
+        .map_or(before, str::trim_end);
+    let prompt = if before.is_empty() {
+        text[range.end..].trim()
+    } else {
+        before
+    };
+    (prompt, Some(pairs))
+}
+
 /// The agent id of the first origin marker in `text`.
 pub fn origin_agent(text: &str) -> Option<String> {
     parse_origin_marker(text)
@@ -147,6 +187,28 @@ mod tests {
         assert_eq!(parse_origin_marker(&text), Some(expected));
         assert_eq!(origin_agent(&text), Some("ops-1".into()));
         assert!(text.ends_with("\n\nDo [it], now."));
+    }
+
+    #[test]
+    fn split_origin_gives_the_task_in_either_layout() {
+        let reference = build_task_content("Refactor the cart", "main", &[]);
+        let (prompt, pairs) = split_origin(&reference);
+        assert_eq!(prompt, "Refactor the cart");
+        assert_eq!(pairs, Some(pairs_of(&[("agent", "main")])));
+        let briefed = "Refactor the cart\n\n---\n[openclaw:agent=main,spawn=n1]\nRepository: /r";
+        let (prompt, pairs) = split_origin(briefed);
+        assert_eq!(prompt, "Refactor the cart");
+        assert_eq!(pairs.unwrap()[1], ("spawn".to_string(), "n1".to_string()));
+        assert_eq!(split_origin("plain task"), ("plain task", None));
+        // A bracket that is not a marker is part of the task.
+        assert_eq!(
+            split_origin("[openclaw:note] keep it").0,
+            "[openclaw:note] keep it"
+        );
+    }
+
+    fn pairs_of(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs(list)
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! can be resumed on bytes appended later, which is what makes repeat calls
 //! cheap (see `scan_cache`).
 
-use super::origin::origin_agent;
+use super::origin::split_origin;
 use super::prompt::prompt_text;
 use super::usage::{response_key, Usage, UsageGroups};
 use crate::json_scan::{
@@ -777,11 +777,14 @@ impl TranscriptFacts {
         let Some(text) = prompt_text(content) else {
             return;
         };
+        // The origin marker says who sent the prompt; it and a briefing
+        // after the task are not what was asked.
+        let (asked, origin) = split_origin(&text);
         if self.first_prompt.is_none() {
-            self.origin_marker = origin_agent(&text);
-            self.first_prompt = Some(truncate_utf16(&text, PROMPT_PREVIEW_UNITS).to_owned());
+            self.origin_marker = origin.and_then(|pairs| pairs.into_iter().next().map(|(_, v)| v));
+            self.first_prompt = Some(truncate_utf16(asked, PROMPT_PREVIEW_UNITS).to_owned());
         }
-        self.last_prompt = Some(truncate_utf16(&text, PROMPT_PREVIEW_UNITS).to_owned());
+        self.last_prompt = Some(truncate_utf16(asked, PROMPT_PREVIEW_UNITS).to_owned());
     }
 }
 
@@ -1068,10 +1071,7 @@ mod tests {
             r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"now add tests"}]}}"#,
             "\n",
         ));
-        assert_eq!(
-            f.first_prompt.as_deref(),
-            Some("[openclaw:agent=ops] refactor the parser")
-        );
+        assert_eq!(f.first_prompt.as_deref(), Some("refactor the parser"));
         assert_eq!(f.origin_marker.as_deref(), Some("ops"));
         assert_eq!(f.last_prompt.as_deref(), Some("now add tests"));
     }

@@ -37,6 +37,29 @@ pub struct Candidate {
     pub total_output_tokens: f64,
 }
 
+impl From<&crate::claude_code::DiscoveredSession> for Candidate {
+    fn from(s: &crate::claude_code::DiscoveredSession) -> Self {
+        Candidate {
+            session_id: s.session_id.clone(),
+            agent_id: s.agent_id.clone(),
+            branch: s.branch.clone(),
+            first_message: s.first_message.clone(),
+            last_task: s.last_task.clone(),
+            last_user_message: s.last_user_message.clone(),
+            title: Some(s.title.clone()),
+            files_touched: s.files_touched.clone(),
+            last_modified: s.last_modified,
+            message_count: s.message_count as f64,
+            file_size_bytes: s.file_size_bytes as f64,
+            compaction_count: f64::from(s.compaction_count),
+            budget_used_pct: s.budget_used_pct,
+            total_cost_usd: s.total_cost_usd,
+            total_input_tokens: s.tokens.input as f64,
+            total_output_tokens: s.tokens.output as f64,
+        }
+    }
+}
+
 /// How relevant a session is to the task (0..1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relevance {

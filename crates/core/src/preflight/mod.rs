@@ -1,0 +1,566 @@
+//! The pre-flight of a Claude Code spawn (`preflightSpawn`): what OpenClaw's
+//! `sessions_spawn` should do before it starts Claude Code in a repository.
+//!
+//! Given the spawn as the model asked for it, it
+//! - checks the guards: a `cwd` is given, it is an existing folder, no
+//!   Claude Code session is running in that repository now, and an
+//!   explicit `resumeSessionId` still has its transcript. Each guard
+//!   blocks with a reason that tells the model what to do instead, or
+//!   only warns, or is off;
+//! - picks a session to continue: one the host can still resume for this
+//!   requester (given by the caller) that the selection's score picks for
+//!   the task becomes the `resumeSessionId`; else an earlier session of
+//!   the repository relevant to the task is described in the briefing;
+//! - writes the task Claude Code receives: the task unchanged, then a
+//!   bounded briefing on the repository opened by the origin marker (with
+//!   the spawn's nonce, by which its transcript is found later, see
+//!   [`find_spawned_session`]).
+//!
+//! Nothing here talks to OpenClaw: the caller says which spawns are in
+//! flight and which sessions are resumable.
+
+pub mod briefing;
+mod find;
+
+pub use find::find_spawned_session;
+
+use crate::claude_code::discovery::find_transcript;
+use crate::claude_code::origin::origin_marker_for;
+use crate::claude_code::paths::{claude_config_dir, resolve_lexically};
+use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, ScanCache};
+use crate::error::{Error, ErrorCode, Result};
+use crate::project_status::{gather_project_status, ProjectStatusOptions};
+use crate::selection::relevance::semantic_fallback;
+use crate::selection::scoring::score_session;
+use crate::selection::{Candidate, DEFAULT_RESUME_THRESHOLD};
+use briefing::{bounded, briefing_lines, PriorContext};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// A fresh spawn nonce: 16 hexadecimal digits, random.
+pub fn new_nonce() -> String {
+    uuid::Uuid::new_v4().simple().to_string()[..16].to_owned()
+}
+
+/// What a guard does when its condition holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GuardMode {
+    /// Refuse the spawn, with the reason.
+    #[default]
+    Block,
+    /// Let it through; the reason goes to the log (and into the briefing
+    /// when there is one).
+    Warn,
+    /// Do not check.
+    Off,
+}
+
+/// The mode of each guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Guards {
+    /// The spawn gives no `cwd`.
+    pub missing_cwd: GuardMode,
+    /// The `cwd` is relative, missing, or not a folder.
+    pub invalid_cwd: GuardMode,
+    /// A Claude Code session is running in the repository now.
+    pub busy: GuardMode,
+    /// An explicit `resumeSessionId` whose transcript is gone.
+    pub missing_resume: GuardMode,
+}
+
+/// A spawn of this gateway that has not ended yet, as the caller tracks it.
+#[derive(Debug, Clone, Default)]
+pub struct InFlightSpawn {
+    /// The repository root the pre-flight returned for it (else its cwd).
+    pub repo_path: Option<String>,
+    /// Its `cwd`.
+    pub cwd: String,
+    /// Its Claude Code session id, once known.
+    pub claude_session_id: Option<String>,
+    /// OpenClaw's child session key, once known.
+    pub child_session_key: Option<String>,
+}
+
+/// A Claude Code session the host still holds for the requester, so that a
+/// `resumeSessionId` naming it is accepted.
+#[derive(Debug, Clone, Default)]
+pub struct ResumableSession {
+    /// The Claude Code session id.
+    pub claude_session_id: String,
+    /// The folder it runs in (its repository root or cwd).
+    pub cwd: String,
+    /// OpenClaw's child session key, when known.
+    pub child_session_key: Option<String>,
+}
+
+/// The spawn as the model asked for it.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnRequest {
+    /// `task`, as given.
+    pub task: String,
+    /// `cwd`, as given.
+    pub cwd: Option<String>,
+    /// `resumeSessionId`, as given.
+    pub resume_session_id: Option<String>,
+    /// `label`, as given.
+    pub label: Option<String>,
+    /// The agent that calls `sessions_spawn`.
+    pub agent_id: String,
+    /// That agent's workspace, named as a likely `cwd` when none is given.
+    pub requester_workspace: Option<String>,
+}
+
+/// How the pre-flight runs; [`Default`] is the documented default.
+#[derive(Debug, Clone)]
+pub struct PreflightOptions {
+    /// Claude Code's config root (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+    pub claude_config_dir: Option<PathBuf>,
+    /// OpenClaw's state root (default: OpenClaw's own resolution).
+    pub registry_root: Option<PathBuf>,
+    /// Add the briefing after the task (default true). Without it only the
+    /// origin marker is added.
+    pub briefing: bool,
+    /// Longest briefing, in characters (default 1,500).
+    pub briefing_max_chars: usize,
+    /// The guards' modes (default: all block).
+    pub guards: Guards,
+    /// Set `resumeSessionId` to a resumable session picked for the task
+    /// (default true).
+    pub continuation_resume: bool,
+    /// Describe an earlier relevant session in the briefing (default true).
+    pub continuation_context: bool,
+    /// Score a candidate must reach (default 0.6, the selection's).
+    pub resume_threshold: f64,
+    /// Relevance (0..1) a candidate must reach besides its score (default 0.3).
+    pub min_relevance: f64,
+    /// Spawns of this gateway still in flight.
+    pub in_flight: Vec<InFlightSpawn>,
+    /// Sessions the host can still resume for the requester.
+    pub resumable: Vec<ResumableSession>,
+    /// Claude Code sessions the host reported ended: their last writes are
+    /// not a sign of a session running now.
+    pub finished_session_ids: Vec<String>,
+    /// A transcript written this recently counts as a running session
+    /// (default 10 s).
+    pub busy_window: Duration,
+    /// How long `gh` may take (default 1.5 s).
+    pub github_timeout: Duration,
+    /// The spawn's nonce, put in the origin marker (required for a briefing).
+    pub nonce: String,
+    /// Discovery's persistent scan cache.
+    pub persistent_cache: crate::claude_code::PersistentCache,
+}
+
+/// Default longest briefing, in characters.
+pub const DEFAULT_BRIEFING_MAX_CHARS: usize = 1500;
+
+impl Default for PreflightOptions {
+    fn default() -> Self {
+        PreflightOptions {
+            claude_config_dir: None,
+            registry_root: None,
+            briefing: true,
+            briefing_max_chars: DEFAULT_BRIEFING_MAX_CHARS,
+            guards: Guards::default(),
+            continuation_resume: true,
+            continuation_context: true,
+            resume_threshold: DEFAULT_RESUME_THRESHOLD,
+            min_relevance: 0.3,
+            in_flight: Vec::new(),
+            resumable: Vec::new(),
+            finished_session_ids: Vec::new(),
+            busy_window: Duration::from_secs(10),
+            github_timeout: Duration::from_millis(1500),
+            nonce: String::new(),
+            persistent_cache: Default::default(),
+        }
+    }
+}
+
+/// What the pre-flight decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Leave the spawn as asked (a guard off or warning without a folder to brief on).
+    Pass,
+    /// Add the briefing to the task.
+    Brief,
+    /// Add the briefing and resume a session.
+    Resume,
+    /// Refuse the spawn.
+    Block,
+}
+
+impl Decision {
+    /// The name the binding reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Pass => "pass",
+            Decision::Brief => "brief",
+            Decision::Resume => "resume",
+            Decision::Block => "block",
+        }
+    }
+}
+
+/// A Claude Code session found running in the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningSession {
+    /// Its Claude Code session id, when known.
+    pub session_id: Option<String>,
+    /// OpenClaw's child session key, when it is a spawn of this gateway.
+    pub child_session_key: Option<String>,
+    /// How it was found: `"spawn"` (in flight here), `"liveness"` (Claude
+    /// Code's record of a live process) or `"recent-write"`.
+    pub signal: &'static str,
+}
+
+/// The pre-flight's answer.
+#[derive(Debug, Clone)]
+pub struct PreflightOutcome {
+    /// What to do.
+    pub decision: Decision,
+    /// Why: the block reason the model reads, else a one-line summary.
+    pub reason: String,
+    /// The guard that blocked or warned (`"missingCwd"`, `"invalidCwd"`,
+    /// `"busy"`, `"missingResume"`), if any.
+    pub guard: Option<&'static str>,
+    /// The task Claude Code should receive (absent: unchanged).
+    pub task: Option<String>,
+    /// The `resumeSessionId` to set (absent: unchanged).
+    pub resume_session_id: Option<String>,
+    /// The briefing added after the task.
+    pub briefing: Option<String>,
+    /// The briefing was cut to its size.
+    pub truncated: bool,
+    /// What the guards in warn mode found.
+    pub warnings: Vec<String>,
+    /// The repository root of `cwd`.
+    pub repo_path: Option<String>,
+    /// The running session a busy guard found.
+    pub running: Option<RunningSession>,
+    /// The earlier session the briefing describes.
+    pub prior_session_id: Option<String>,
+}
+
+impl PreflightOutcome {
+    fn new(decision: Decision, reason: String) -> Self {
+        PreflightOutcome {
+            decision,
+            reason,
+            guard: None,
+            task: None,
+            resume_session_id: None,
+            briefing: None,
+            truncated: false,
+            warnings: Vec::new(),
+            repo_path: None,
+            running: None,
+            prior_session_id: None,
+        }
+    }
+
+    fn blocked(guard: &'static str, reason: String) -> Self {
+        PreflightOutcome {
+            guard: Some(guard),
+            ..PreflightOutcome::new(Decision::Block, reason)
+        }
+    }
+}
+
+/// A guard's finding: blocks, becomes a warning, or nothing.
+fn apply(
+    mode: GuardMode,
+    guard: &'static str,
+    reason: String,
+    warnings: &mut Vec<String>,
+    warned: &mut Option<&'static str>,
+) -> Option<PreflightOutcome> {
+    match mode {
+        GuardMode::Block => Some(PreflightOutcome::blocked(guard, reason)),
+        GuardMode::Warn => {
+            warnings.push(reason);
+            warned.get_or_insert(guard);
+            None
+        }
+        GuardMode::Off => None,
+    }
+}
+
+/// Runs the pre-flight of one spawn. Fails only when the state on disk
+/// cannot be read at all; every finding is in the outcome.
+pub fn preflight_spawn(
+    req: &SpawnRequest,
+    opts: &PreflightOptions,
+    cache: &ScanCache,
+) -> Result<PreflightOutcome> {
+    let mut warnings = Vec::new();
+    let mut warned = None;
+    let pass = |warnings: Vec<String>, warned, reason: &str| PreflightOutcome {
+        warnings,
+        guard: warned,
+        ..PreflightOutcome::new(Decision::Pass, reason.to_owned())
+    };
+
+    // The folder.
+    let Some(cwd) = req.cwd.as_deref().map(str::trim).filter(|c| !c.is_empty()) else {
+        let hint = match &req.requester_workspace {
+            Some(ws) => {
+                format!(" Your workspace is {ws}: if the repository is there, pass cwd: \"{ws}\".")
+            }
+            None => String::new(),
+        };
+        let reason = format!(
+            "sessions_spawn for Claude Code needs `cwd`, the absolute path of the repository to work in. Without it Claude Code starts in OpenClaw's own workspace for the claude agent, not in your repository.{hint} Call sessions_spawn again with cwd set."
+        );
+        return Ok(apply(
+            opts.guards.missing_cwd,
+            "missingCwd",
+            reason,
+            &mut warnings,
+            &mut warned,
+        )
+        .unwrap_or_else(|| pass(warnings, warned, "no cwd to brief on")));
+    };
+    let cwd_path = Path::new(cwd);
+    let invalid = if !cwd_path.is_absolute() {
+        Some(format!("`cwd` must be an absolute path; {cwd:?} is relative. Call sessions_spawn again with the repository's absolute path."))
+    } else {
+        match std::fs::metadata(cwd_path) {
+            Err(_) => Some(format!("`cwd` {cwd} does not exist. Check the path (list the parent folder), or create the folder first, then call sessions_spawn again.")),
+            Ok(m) if !m.is_dir() => Some(format!("`cwd` {cwd} is not a folder. Pass the repository folder, not a file in it.")),
+            Ok(_) => None,
+        }
+    };
+    if let Some(reason) = invalid {
+        return Ok(apply(
+            opts.guards.invalid_cwd,
+            "invalidCwd",
+            reason,
+            &mut warnings,
+            &mut warned,
+        )
+        .unwrap_or_else(|| pass(warnings, warned, "cwd is not a folder to brief on")));
+    }
+
+    let claude_dir = claude_config_dir(opts.claude_config_dir.as_deref());
+    if claude_dir.exists() && !claude_dir.is_dir() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("Claude Code's config folder {} is not a folder", claude_dir.display()),
+        )
+        .with_hint("set claudeConfigDir (or $CLAUDE_CONFIG_DIR) to Claude Code's config folder, e.g. ~/.claude"));
+    }
+
+    // An explicit resume must have a transcript to resume.
+    if let Some(id) = req.resume_session_id.as_deref().filter(|s| !s.is_empty()) {
+        if find_transcript(&claude_dir, cwd_path, id).is_none() {
+            let reason = format!(
+                "resumeSessionId {id}: that Claude Code session's transcript is gone (not under {}), so resuming it would fail. Omit resumeSessionId to start a fresh session; describe in the task what the earlier session did.",
+                claude_dir.join("projects").display()
+            );
+            if let Some(blocked) = apply(
+                opts.guards.missing_resume,
+                "missingResume",
+                reason,
+                &mut warnings,
+                &mut warned,
+            ) {
+                return Ok(blocked);
+            }
+        }
+    }
+
+    let discover = DiscoverOptions {
+        claude_config_dir: Some(claude_dir.clone()),
+        registry_root: opts.registry_root.clone(),
+        running_session_ids: opts
+            .in_flight
+            .iter()
+            .filter_map(|s| s.claude_session_id.clone())
+            .collect(),
+        repo_busy: false,
+        persistent_cache: opts.persistent_cache.clone(),
+        stat_every_file: false,
+    };
+    let status = gather_project_status(
+        cwd,
+        Some(&req.agent_id),
+        &ProjectStatusOptions {
+            discover: discover.clone(),
+            github_timeout: opts.github_timeout,
+        },
+        cache,
+    )?;
+    let repo = resolve_lexically(&status.repo.path);
+    // The same call again is answered from discovery's memo.
+    let sessions = discover_sessions(&status.repo.path, &discover, cache);
+
+    // A session running in the repository now.
+    if opts.guards.busy != GuardMode::Off {
+        if let Some(running) = running_session(&repo, &sessions, opts) {
+            let who = describe_running(&running);
+            let reason = format!(
+                "Claude Code is already working in {}: {who}. Two Claude Code sessions editing one working tree overwrite each other's changes. Wait until it has finished (its result is announced to you), or spawn in another repository or git worktree.",
+                status.repo.path
+            );
+            if let Some(mut blocked) =
+                apply(opts.guards.busy, "busy", reason, &mut warnings, &mut warned)
+            {
+                blocked.running = Some(running);
+                blocked.repo_path = Some(status.repo.path.clone());
+                return Ok(blocked);
+            }
+        }
+    }
+
+    // Continuation.
+    let now = chrono::Utc::now();
+    let explicit_resume = req.resume_session_id.clone().filter(|s| !s.is_empty());
+    let mut resume = None;
+    let mut prior = None;
+    if explicit_resume.is_none() {
+        let branch = &status.git.current_branch;
+        if opts.continuation_resume {
+            let resumable: Vec<&DiscoveredSession> = sessions
+                .iter()
+                .filter(|s| {
+                    opts.resumable
+                        .iter()
+                        .any(|r| r.claude_session_id == s.session_id && same_repo(&r.cwd, &repo))
+                })
+                .collect();
+            resume =
+                pick(&req.task, branch, &resumable, opts, now).map(|(s, _)| s.session_id.clone());
+        }
+        if resume.is_none() && opts.continuation_context {
+            let earlier: Vec<&DiscoveredSession> =
+                sessions.iter().filter(|s| !s.is_running).take(20).collect();
+            prior = pick(&req.task, branch, &earlier, opts, now)
+                .map(|(session, reason)| PriorContext { session, reason });
+        }
+    }
+
+    let mut extra = vec![];
+    if !opts.nonce.is_empty() {
+        extra.push(("spawn".to_owned(), opts.nonce.clone()));
+    }
+    let marker = origin_marker_for(&req.agent_id, &extra);
+    let (briefing, truncated) = if opts.briefing {
+        let lines = briefing_lines(&marker, &status, prior.as_ref(), &warnings, now.timestamp());
+        bounded(&lines, opts.briefing_max_chars)
+    } else {
+        (
+            format!(
+                "{}\n{marker}",
+                crate::claude_code::origin::BRIEFING_SEPARATOR
+            ),
+            false,
+        )
+    };
+    let decision = if resume.is_some() {
+        Decision::Resume
+    } else {
+        Decision::Brief
+    };
+    let reason = match (&resume, &prior) {
+        (Some(id), _) => format!("resuming Claude Code session {id}, picked for the task"),
+        (None, Some(p)) => format!(
+            "briefed on {}, with earlier session {}",
+            status.repo.path, p.session.session_id
+        ),
+        (None, None) => format!("briefed on {}", status.repo.path),
+    };
+    Ok(PreflightOutcome {
+        task: Some(format!("{}\n\n{briefing}", req.task)),
+        resume_session_id: resume,
+        briefing: Some(briefing),
+        truncated,
+        warnings,
+        guard: warned,
+        repo_path: Some(status.repo.path.clone()),
+        prior_session_id: prior.map(|p| p.session.session_id.clone()),
+        ..PreflightOutcome::new(decision, reason)
+    })
+}
+
+/// Whether `dir` lies in the repository `repo` (is it, or below it).
+fn same_repo(dir: &str, repo: &Path) -> bool {
+    resolve_lexically(dir).starts_with(repo)
+}
+
+/// A Claude Code session running in `repo` now, by the strongest signal:
+/// a spawn of this gateway in flight there, else a transcript written
+/// within the busy window by a session not reported ended.
+fn running_session(
+    repo: &Path,
+    sessions: &[DiscoveredSession],
+    opts: &PreflightOptions,
+) -> Option<RunningSession> {
+    if let Some(s) = opts.in_flight.iter().find(|s| {
+        same_repo(s.repo_path.as_deref().unwrap_or(&s.cwd), repo)
+            || resolve_lexically(&s.cwd).starts_with(repo)
+    }) {
+        return Some(RunningSession {
+            session_id: s.claude_session_id.clone(),
+            child_session_key: s.child_session_key.clone(),
+            signal: "spawn",
+        });
+    }
+    let now = SystemTime::now();
+    sessions
+        .iter()
+        .filter(|s| !opts.finished_session_ids.contains(&s.session_id))
+        .find(|s| {
+            s.transcript_path
+                .as_deref()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .and_then(|m| m.modified().ok())
+                .is_some_and(|t| now.duration_since(t).unwrap_or_default() < opts.busy_window)
+        })
+        .map(|s| RunningSession {
+            session_id: Some(s.session_id.clone()),
+            child_session_key: None,
+            signal: "recent-write",
+        })
+}
+
+fn describe_running(r: &RunningSession) -> String {
+    let mut out = match &r.session_id {
+        Some(id) => format!("session {id}"),
+        None => "a session this gateway spawned moments ago".to_owned(),
+    };
+    if let Some(key) = &r.child_session_key {
+        out.push_str(&format!(" (OpenClaw session {key})"));
+    }
+    out.push_str(match r.signal {
+        "spawn" => ", spawned through OpenClaw and not finished",
+        "liveness" => ", whose Claude Code process is alive",
+        _ => ", whose transcript was written seconds ago",
+    });
+    out
+}
+
+/// The session among `candidates` the selection's score picks for `task`
+/// (at least the threshold, and at least the minimum relevance), with the
+/// score's reason.
+fn pick<'a>(
+    task: &str,
+    branch: &str,
+    candidates: &[&'a DiscoveredSession],
+    opts: &PreflightOptions,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<(&'a DiscoveredSession, String)> {
+    candidates
+        .iter()
+        .filter_map(|s| {
+            let c = Candidate::from(*s);
+            let rel = semantic_fallback(task, &c);
+            if rel.relevance < opts.min_relevance {
+                return None;
+            }
+            let score = score_session(&c, branch, &rel, None, opts.resume_threshold, now);
+            (score.score >= opts.resume_threshold).then(|| (*s, score.score, rel.reasoning))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(s, _, reason)| (s, reason))
+}

@@ -1,0 +1,466 @@
+//! The spawn pre-flight on real git repositories made with the git CLI and
+//! Claude Code transcripts written as Claude Code writes them.
+
+use session_intel_core::claude_code::discovery::discover_sessions;
+use session_intel_core::claude_code::paths::full_slug;
+use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord};
+use session_intel_core::claude_code::{DiscoverOptions, PersistentCache, ScanCache, SessionSource};
+use session_intel_core::preflight::{
+    find_spawned_session, preflight_spawn, Decision, GuardMode, InFlightSpawn, PreflightOptions,
+    PreflightOutcome, ResumableSession, SpawnRequest,
+};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+#[allow(dead_code)]
+mod git_repo;
+use git_repo::*;
+
+/// A repository with history and changes of every kind, a Claude config
+/// folder and a state folder, all in one temporary folder.
+struct World {
+    _tmp: tempfile::TempDir,
+    repo: PathBuf,
+    other: PathBuf,
+    claude: PathBuf,
+    state: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let repo = new_repo(&base, "shop");
+        write(&repo, "README.md", "shop\n");
+        write(&repo, "src/cart.rs", "fn cart() {}\n");
+        git_in(&repo, &["add", "."]);
+        commit(&repo, "Add the cart", 7200);
+        git_in(&repo, &["checkout", "-q", "-b", "feature/cart-totals"]);
+        write(&repo, "src/cart.rs", "fn cart() { total() }\n");
+        git_in(&repo, &["add", "src/cart.rs"]);
+        commit(&repo, "Cart totals in cents", 600);
+        write(&repo, "src/cart.rs", "fn cart() { total(); tax() }\n");
+        write(&repo, "src/tax.rs", "fn tax() {}\n");
+        git_in(&repo, &["add", "src/tax.rs"]);
+        write(&repo, "notes.txt", "todo\n");
+        let other = new_repo(&base, "blog");
+        write(&other, "index.md", "blog\n");
+        git_in(&other, &["add", "."]);
+        commit(&other, "Start the blog", 100);
+        let claude = base.join("claude");
+        let state = base.join("state");
+        fs::create_dir_all(&claude).unwrap();
+        fs::create_dir_all(&state).unwrap();
+        World {
+            _tmp: tmp,
+            repo,
+            other,
+            claude,
+            state,
+        }
+    }
+
+    fn options(&self) -> PreflightOptions {
+        PreflightOptions {
+            claude_config_dir: Some(self.claude.clone()),
+            registry_root: Some(self.state.clone()),
+            nonce: "n0nce0000000001".into(),
+            persistent_cache: PersistentCache::Off,
+            ..PreflightOptions::default()
+        }
+    }
+
+    fn request(&self, task: &str, cwd: Option<&Path>) -> SpawnRequest {
+        SpawnRequest {
+            task: task.into(),
+            cwd: cwd.map(|p| p.to_string_lossy().into_owned()),
+            agent_id: "main".into(),
+            requester_workspace: Some("/home/u/.openclaw/workspace".into()),
+            ..SpawnRequest::default()
+        }
+    }
+
+    fn run(&self, req: &SpawnRequest, opts: &PreflightOptions) -> PreflightOutcome {
+        preflight_spawn(req, opts, &ScanCache::new()).unwrap()
+    }
+
+    /// Writes a transcript of `id` in `cwd` whose first prompt is
+    /// `prompt`, touching `files`, last written `age` ago.
+    fn session(
+        &self,
+        cwd: &Path,
+        id: &str,
+        prompt: &str,
+        files: &[&str],
+        age: Duration,
+    ) -> PathBuf {
+        let dir = self
+            .claude
+            .join("projects")
+            .join(full_slug(&cwd.to_string_lossy()));
+        fs::create_dir_all(&dir).unwrap();
+        let cwd_s = cwd.to_string_lossy();
+        let user = serde_json::json!({
+            "type": "user", "sessionId": id, "cwd": cwd_s, "gitBranch": "feature/cart-totals",
+            "timestamp": "2026-11-27T07:00:00.000Z", "uuid": "00000000-0000-0000-0000-000000000001",
+            "message": {"role": "user", "content": prompt}
+        });
+        let mut lines = vec![user.to_string()];
+        for (i, f) in files.iter().enumerate() {
+            lines.push(serde_json::json!({
+                "type": "assistant", "sessionId": id, "cwd": cwd_s, "gitBranch": "feature/cart-totals",
+                "timestamp": "2026-11-27T07:01:00.000Z", "uuid": format!("00000000-0000-0000-0000-00000000010{i}"),
+                "requestId": format!("r{i}"),
+                "message": {"id": format!("m{i}"), "role": "assistant", "model": "claude-opus-5",
+                  "content": [{"type": "tool_use", "id": format!("t{i}"), "name": "Edit", "input": {"file_path": f}}],
+                  "usage": {"input_tokens": 10, "output_tokens": 5}}
+            }).to_string());
+        }
+        let path = dir.join(format!("{id}.jsonl"));
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(SystemTime::now() - age)
+            .unwrap();
+        path
+    }
+}
+
+const HOUR: Duration = Duration::from_secs(3600);
+const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
+const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
+
+#[test]
+fn the_task_comes_first_unchanged_then_a_bounded_briefing_of_the_real_repository() {
+    let w = World::new();
+    let task = "Refactor the cart totals\nKeep the API.";
+    let out = w.run(&w.request(task, Some(&w.repo)), &w.options());
+    assert_eq!(out.decision, Decision::Brief, "{out:?}");
+    let sent = out.task.unwrap();
+    let (first, rest) = sent.split_once("\n\n---\n").unwrap();
+    assert_eq!(first, task, "the task is unchanged and first");
+    let head = git_in(&w.repo, &["rev-parse", "--short", "HEAD"]);
+    assert!(
+        rest.starts_with("[openclaw:agent=main,spawn=n0nce0000000001]\n"),
+        "{rest}"
+    );
+    for fact in [
+        format!("Repository: {}", w.repo.display()),
+        "branch feature/cart-totals".into(),
+        format!("head {} \"Cart totals in cents\"", head.trim()),
+        "Working tree: 1 staged, 1 modified, 1 untracked: src/cart.rs, src/tax.rs, notes.txt"
+            .into(),
+        "Recent commits: ".into(),
+        "Add the cart (2 hours ago)".into(),
+    ] {
+        assert!(rest.contains(&fact), "{fact:?} missing from:\n{rest}");
+    }
+    assert!(!out.truncated);
+    assert!(out.briefing.as_deref().unwrap().chars().count() <= 1500);
+    assert_eq!(out.repo_path.as_deref(), Some(w.repo.to_str().unwrap()));
+
+    // A small bound cuts it, says so, and keeps the marker.
+    let mut small = w.options();
+    small.briefing_max_chars = 200;
+    let out = w.run(&w.request(task, Some(&w.repo.join("src"))), &small);
+    let briefing = out.briefing.unwrap();
+    assert!(out.truncated);
+    assert!(
+        briefing.chars().count() <= 200,
+        "{}",
+        briefing.chars().count()
+    );
+    assert!(briefing.contains("[openclaw:agent=main,spawn=n0nce0000000001]"));
+    assert!(briefing.ends_with("[briefing truncated to 200 characters]"));
+
+    // Briefing off: only the marker is added.
+    let mut off = w.options();
+    off.briefing = false;
+    let out = w.run(&w.request(task, Some(&w.repo)), &off);
+    assert_eq!(
+        out.task.unwrap(),
+        format!("{task}\n\n---\n[openclaw:agent=main,spawn=n0nce0000000001]")
+    );
+}
+
+#[test]
+fn a_spawn_without_cwd_is_blocked_naming_cwd_and_the_workspace_unless_the_guard_says_otherwise() {
+    let w = World::new();
+    let out = w.run(&w.request("Fix it", None), &w.options());
+    assert_eq!(out.decision, Decision::Block);
+    assert_eq!(out.guard, Some("missingCwd"));
+    assert!(out.reason.contains("`cwd`"), "{}", out.reason);
+    assert!(
+        out.reason.contains("/home/u/.openclaw/workspace"),
+        "{}",
+        out.reason
+    );
+    let mut warn = w.options();
+    warn.guards.missing_cwd = GuardMode::Warn;
+    let out = w.run(&w.request("Fix it", None), &warn);
+    assert_eq!(out.decision, Decision::Pass);
+    assert_eq!(out.warnings.len(), 1);
+    assert!(out.task.is_none());
+    warn.guards.missing_cwd = GuardMode::Off;
+    let out = w.run(&w.request("Fix it", None), &warn);
+    assert_eq!((out.decision, out.warnings.len()), (Decision::Pass, 0));
+}
+
+#[test]
+fn a_cwd_that_is_not_a_folder_is_blocked_naming_the_path() {
+    let w = World::new();
+    let missing = w.repo.join("no-such-dir");
+    let file = w.repo.join("README.md");
+    for (cwd, says) in [
+        (missing.to_str().unwrap(), "does not exist"),
+        (file.to_str().unwrap(), "is not a folder"),
+        ("shop/src", "is relative"),
+    ] {
+        let mut req = w.request("Fix it", None);
+        req.cwd = Some(cwd.into());
+        let out = w.run(&req, &w.options());
+        assert_eq!(out.decision, Decision::Block, "{cwd}");
+        assert_eq!(out.guard, Some("invalidCwd"));
+        assert!(out.reason.contains(cwd), "{}", out.reason);
+        assert!(out.reason.contains(says), "{}", out.reason);
+    }
+}
+
+#[test]
+fn a_running_session_blocks_its_repository_and_only_its_repository() {
+    let w = World::new();
+    // A spawn of this gateway in flight in a folder of the repository.
+    let mut opts = w.options();
+    opts.in_flight = vec![InFlightSpawn {
+        repo_path: None,
+        cwd: w.repo.join("src").to_string_lossy().into_owned(),
+        claude_session_id: Some(A.into()),
+        child_session_key: Some("agent:claude:acp:1234".into()),
+    }];
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.decision, Decision::Block);
+    assert_eq!(out.guard, Some("busy"));
+    assert!(out.reason.contains(A), "{}", out.reason);
+    assert!(
+        out.reason.contains("agent:claude:acp:1234"),
+        "{}",
+        out.reason
+    );
+    assert_eq!(out.running.unwrap().signal, "spawn");
+    // Another repository at the same moment is not blocked.
+    let out = w.run(&w.request("Write a post", Some(&w.other)), &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+
+    // A transcript written seconds ago by another process.
+    let opts = w.options();
+    w.session(&w.repo, B, "Rename the cart", &[], Duration::from_secs(1));
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    assert!(out.reason.contains(B), "{}", out.reason);
+    assert_eq!(out.running.unwrap().signal, "recent-write");
+    let out = w.run(&w.request("Write a post", Some(&w.other)), &opts);
+    assert_eq!(out.decision, Decision::Brief);
+    // ...unless the host said it ended, or it is older than the window.
+    let mut ended = w.options();
+    ended.finished_session_ids = vec![B.into()];
+    assert_eq!(
+        w.run(&w.request("Add tax", Some(&w.repo)), &ended).decision,
+        Decision::Brief
+    );
+    let mut narrow = w.options();
+    narrow.busy_window = Duration::from_millis(1);
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(
+        w.run(&w.request("Add tax", Some(&w.repo)), &narrow)
+            .decision,
+        Decision::Brief
+    );
+    // Warn mode lets it through and tells Claude Code.
+    let mut warn = w.options();
+    warn.guards.busy = GuardMode::Warn;
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &warn);
+    assert_eq!(out.decision, Decision::Brief);
+    assert!(out.briefing.unwrap().contains(&format!(
+        "Warning: Claude Code is already working in {}",
+        w.repo.display()
+    )));
+}
+
+#[test]
+fn an_explicit_resume_is_kept_when_its_transcript_exists_and_blocked_when_it_is_gone() {
+    let w = World::new();
+    w.session(&w.repo, A, "Refactor the cart totals", &[], HOUR);
+    let mut req = w.request("Continue the cart totals", Some(&w.repo));
+    req.resume_session_id = Some(A.into());
+    let out = w.run(&req, &w.options());
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    assert_eq!(
+        out.resume_session_id, None,
+        "the model's own id stays as it is"
+    );
+    req.resume_session_id = Some(B.into());
+    let out = w.run(&req, &w.options());
+    assert_eq!(out.decision, Decision::Block);
+    assert_eq!(out.guard, Some("missingResume"));
+    assert!(
+        out.reason.contains(B) && out.reason.contains("Omit resumeSessionId"),
+        "{}",
+        out.reason
+    );
+}
+
+#[test]
+fn continuation_resumes_a_resumable_session_picked_for_the_task_and_never_an_unrelated_one() {
+    let w = World::new();
+    w.session(
+        &w.repo,
+        A,
+        "Refactor the cart totals into cents",
+        &["src/cart.rs"],
+        HOUR,
+    );
+    let mut opts = w.options();
+    opts.resumable = vec![ResumableSession {
+        claude_session_id: A.into(),
+        cwd: w.repo.to_string_lossy().into_owned(),
+        child_session_key: Some("agent:claude:acp:1".into()),
+    }];
+    let out = w.run(
+        &w.request("Finish the cart totals refactor in cents", Some(&w.repo)),
+        &opts,
+    );
+    assert_eq!(out.decision, Decision::Resume, "{}", out.reason);
+    assert_eq!(out.resume_session_id.as_deref(), Some(A));
+    let out = w.run(
+        &w.request("Translate the blog footer to German", Some(&w.repo)),
+        &opts,
+    );
+    assert_eq!(out.resume_session_id, None, "{}", out.reason);
+    // Not resumable by the host: never resumed, described instead.
+    let out = w.run(
+        &w.request("Finish the cart totals refactor in cents", Some(&w.repo)),
+        &w.options(),
+    );
+    assert_eq!(out.resume_session_id, None);
+    assert_eq!(out.prior_session_id.as_deref(), Some(A));
+    let briefing = out.briefing.unwrap();
+    assert!(
+        briefing.contains(&format!("Earlier session on this work: {A}")),
+        "{briefing}"
+    );
+    assert!(
+        briefing.contains("Refactor the cart totals into cents"),
+        "{briefing}"
+    );
+    assert!(
+        briefing.contains("Files it touched: src/cart.rs"),
+        "{briefing}"
+    );
+    // An unrelated task gets no prior context.
+    let out = w.run(
+        &w.request("Translate the blog footer to German", Some(&w.repo)),
+        &w.options(),
+    );
+    assert_eq!(out.prior_session_id, None);
+    assert!(!out.briefing.unwrap().contains("Earlier session"));
+    // Continuation off: neither.
+    let mut off = opts.clone();
+    off.continuation_resume = false;
+    off.continuation_context = false;
+    let out = w.run(
+        &w.request("Finish the cart totals refactor in cents", Some(&w.repo)),
+        &off,
+    );
+    assert_eq!((out.resume_session_id, out.prior_session_id), (None, None));
+}
+
+#[test]
+fn a_recorded_spawn_is_found_by_its_nonce_and_stays_openclaws_in_discovery() {
+    let w = World::new();
+    let out = w.run(
+        &w.request("Refactor the cart totals", Some(&w.repo)),
+        &w.options(),
+    );
+    let sent = out.task.unwrap();
+    // Claude Code writes the spawn's transcript; a terminal session runs beside it.
+    let spawned = w.session(&w.repo, A, &sent, &[], HOUR);
+    w.session(&w.repo, B, "Look at the tax code", &[], 2 * HOUR);
+    let since = SystemTime::now() - 2 * HOUR - Duration::from_secs(5);
+    assert_eq!(
+        find_spawned_session(
+            &w.claude,
+            w.repo.to_str().unwrap(),
+            "n0nce0000000001",
+            Some(since)
+        )
+        .as_deref(),
+        Some(A)
+    );
+    assert_eq!(
+        find_spawned_session(&w.claude, w.repo.to_str().unwrap(), "other", None),
+        None
+    );
+    assert_eq!(
+        find_spawned_session(
+            &w.claude,
+            w.repo.to_str().unwrap(),
+            "n0nce0000000001",
+            Some(SystemTime::now() + HOUR)
+        ),
+        None,
+        "only transcripts written since the spawn"
+    );
+    assert!(spawned.is_file());
+
+    let log = SpawnLog::new(&w.state);
+    log.update(
+        "main",
+        &SpawnRecord {
+            nonce: "n0nce0000000001".into(),
+            claude_session_id: Some(A.into()),
+            child_session_key: Some("agent:claude:acp:9".into()),
+            requester_session_key: Some("agent:main:main".into()),
+            agent_id: Some("main".into()),
+            task: Some("Refactor the cart totals".into()),
+            label: Some("cart".into()),
+            cwd: Some(w.repo.to_string_lossy().into_owned()),
+            repo_path: out.repo_path.clone(),
+            started_at: Some("2026-11-27T07:00:00.000Z".into()),
+            ..SpawnRecord::default()
+        },
+    )
+    .unwrap();
+    let sessions = discover_sessions(
+        w.repo.to_str().unwrap(),
+        &DiscoverOptions {
+            claude_config_dir: Some(w.claude.clone()),
+            registry_root: Some(w.state.clone()),
+            ..DiscoverOptions::default()
+        },
+        &ScanCache::new(),
+    );
+    let a = sessions.iter().find(|s| s.session_id == A).unwrap();
+    assert_eq!(a.source, SessionSource::Openclaw);
+    assert_eq!(a.agent_id.as_deref(), Some("main"));
+    assert_eq!(a.label.as_deref(), Some("cart"));
+    assert_eq!(a.last_task.as_deref(), Some("Refactor the cart totals"));
+    // Titled by the task; the marker is the source, not part of it.
+    assert_eq!(a.title, "Refactor the cart totals");
+    assert_eq!(a.first_message, "Refactor the cart totals");
+    assert_eq!(a.origin_marker.as_deref(), Some("main"));
+    let b = sessions.iter().find(|s| s.session_id == B).unwrap();
+    assert_eq!(b.source, SessionSource::NativeOnly);
+}
+
+#[test]
+fn a_claude_config_dir_that_is_a_file_fails_the_preflight() {
+    let w = World::new();
+    let mut opts = w.options();
+    opts.claude_config_dir = Some(w.repo.join("README.md"));
+    let err =
+        preflight_spawn(&w.request("x", Some(&w.repo)), &opts, &ScanCache::new()).unwrap_err();
+    assert_eq!(err.code.as_str(), "E_INVALID_ARGUMENT");
+}

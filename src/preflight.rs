@@ -1,0 +1,435 @@
+//! The spawn pre-flight: `preflightSpawn`, the spawn record
+//! (`recordSpawn`, `listSpawns`) and `findSpawnedSession`.
+
+use crate::error::CoreTask;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use session_intel_core::claude_code::paths::claude_config_dir;
+use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord as CoreRecord};
+use session_intel_core::claude_code::ScanCache;
+use session_intel_core::openclaw::state_dir::resolve_state_dir;
+use session_intel_core::preflight as pf;
+use std::path::PathBuf;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// The `sessions_spawn` call as the model made it (the fields the
+/// pre-flight reads).
+#[napi(object)]
+pub struct SpawnRequest {
+    /// `task`, as given.
+    pub task: String,
+    /// `cwd`, as given (absent: none given).
+    pub cwd: Option<String>,
+    /// `resumeSessionId`, as given.
+    pub resume_session_id: Option<String>,
+    /// `label`, as given.
+    pub label: Option<String>,
+    /// The agent calling `sessions_spawn` (default `main`).
+    pub agent_id: Option<String>,
+    /// That agent's workspace folder, named to the model as a likely `cwd`.
+    pub requester_workspace: Option<String>,
+}
+
+/// A spawn of this gateway that has not ended yet.
+#[napi(object)]
+pub struct InFlightSpawn {
+    /// The repository root `preflightSpawn` returned for it (else its cwd).
+    pub repo_path: Option<String>,
+    /// Its `cwd`.
+    pub cwd: String,
+    /// Its Claude Code session id, once known.
+    pub claude_session_id: Option<String>,
+    /// OpenClaw's child session key, once known.
+    pub child_session_key: Option<String>,
+}
+
+/// A Claude Code session the host can still resume for the requester.
+#[napi(object)]
+pub struct ResumableSession {
+    /// The Claude Code session id.
+    pub claude_session_id: String,
+    /// The folder it runs in.
+    pub cwd: String,
+    /// OpenClaw's child session key, when known.
+    pub child_session_key: Option<String>,
+}
+
+/// How the pre-flight runs (all optional; defaults as documented in
+/// `docs/plugin.md`).
+#[napi(object)]
+#[derive(Default)]
+pub struct PreflightOptions {
+    /// Claude Code's config root (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+    pub claude_config_dir: Option<String>,
+    /// OpenClaw's state root (default: OpenClaw's own resolution).
+    pub registry_root: Option<String>,
+    /// Add the briefing after the task (default true; false adds only the
+    /// origin marker).
+    pub briefing: Option<bool>,
+    /// Longest briefing in characters (default 1500).
+    pub briefing_max_chars: Option<u32>,
+    /// No `cwd`: `"block"` (default), `"warn"` or `"off"`.
+    #[napi(ts_type = "'block' | 'warn' | 'off'")]
+    pub missing_cwd: Option<String>,
+    /// A relative, missing or non-folder `cwd`: `"block"` (default), `"warn"` or `"off"`.
+    #[napi(ts_type = "'block' | 'warn' | 'off'")]
+    pub invalid_cwd: Option<String>,
+    /// A Claude Code session running in the repository: `"block"` (default), `"warn"` or `"off"`.
+    #[napi(ts_type = "'block' | 'warn' | 'off'")]
+    pub busy: Option<String>,
+    /// An explicit `resumeSessionId` whose transcript is gone: `"block"`
+    /// (default), `"warn"` or `"off"`.
+    #[napi(ts_type = "'block' | 'warn' | 'off'")]
+    pub missing_resume: Option<String>,
+    /// Resume a resumable session picked for the task (default true).
+    pub continuation_resume: Option<bool>,
+    /// Describe an earlier relevant session in the briefing (default true).
+    pub continuation_context: Option<bool>,
+    /// Score a session must reach to be picked (default 0.6).
+    pub resume_threshold: Option<f64>,
+    /// Spawns of this gateway still in flight.
+    pub in_flight: Option<Vec<InFlightSpawn>>,
+    /// Sessions the host can still resume for the requester.
+    pub resumable: Option<Vec<ResumableSession>>,
+    /// Claude Code sessions the host reported ended.
+    pub finished_session_ids: Option<Vec<String>>,
+    /// A transcript written this many milliseconds ago or less counts as a
+    /// running session (default 10000).
+    pub busy_window_ms: Option<f64>,
+    /// How long `gh` may take, in milliseconds (default 1500).
+    pub github_timeout_ms: Option<f64>,
+    /// The spawn's nonce for the origin marker (default: a fresh one).
+    pub nonce: Option<String>,
+    /// Keep session scans in a cache file between processes (default true).
+    pub persistent_cache: Option<bool>,
+}
+
+/// The parameters to patch into the spawn.
+#[napi(object)]
+pub struct SpawnParamsPatch {
+    /// The task Claude Code receives: the original, then the briefing.
+    pub task: Option<String>,
+    /// The session to resume.
+    pub resume_session_id: Option<String>,
+}
+
+/// A Claude Code session running in the repository.
+#[napi(object)]
+pub struct RunningSessionInfo {
+    /// Its Claude Code session id, when known.
+    pub session_id: Option<String>,
+    /// OpenClaw's child session key, when it is a spawn of this gateway.
+    pub child_session_key: Option<String>,
+    /// How it was found.
+    #[napi(ts_type = "'spawn' | 'liveness' | 'recent-write'")]
+    pub signal: String,
+}
+
+/// What the pre-flight decided.
+#[napi(object)]
+pub struct PreflightResult {
+    /// `"pass"` (leave the spawn as asked), `"brief"`, `"resume"` or `"block"`.
+    #[napi(ts_type = "'pass' | 'brief' | 'resume' | 'block'")]
+    pub decision: String,
+    /// Refuse the spawn with `reason`.
+    pub block: bool,
+    /// The block reason the model reads, else a one-line summary.
+    pub reason: String,
+    /// The guard that blocked or warned.
+    #[napi(ts_type = "'missingCwd' | 'invalidCwd' | 'busy' | 'missingResume'")]
+    pub guard: Option<String>,
+    /// The parameters to patch (absent when the spawn is left as asked).
+    pub params: Option<SpawnParamsPatch>,
+    /// The briefing added after the task.
+    pub briefing: Option<String>,
+    /// The briefing was cut to its size.
+    pub truncated: bool,
+    /// What the guards in warn mode found.
+    pub warnings: Vec<String>,
+    /// The repository root of `cwd`.
+    pub repo_path: Option<String>,
+    /// The running session the busy guard found.
+    pub running: Option<RunningSessionInfo>,
+    /// The earlier session the briefing describes.
+    pub prior_session_id: Option<String>,
+    /// The spawn's nonce, as put in the origin marker.
+    pub nonce: String,
+}
+
+/// A guard's mode from its option; an unknown one is kept to be refused.
+fn mode(value: Option<&str>, bad: &mut Option<String>) -> pf::GuardMode {
+    match value {
+        None | Some("block") => pf::GuardMode::Block,
+        Some("warn") => pf::GuardMode::Warn,
+        Some("off") => pf::GuardMode::Off,
+        Some(other) => {
+            bad.get_or_insert_with(|| other.to_owned());
+            pf::GuardMode::Block
+        }
+    }
+}
+
+/// The pre-flight of a Claude Code spawn: the guards (no `cwd`, a `cwd`
+/// that is not a folder, a session running in the repository, a
+/// `resumeSessionId` without transcript), continuation (a resumable
+/// session picked for the task, else an earlier relevant session described)
+/// and the task Claude Code receives (the task, then a bounded briefing
+/// opened by the origin marker with the spawn's nonce). Runs off the
+/// JavaScript thread. Rejects with `E_INVALID_ARGUMENT` for a bad option.
+#[napi(catch_unwind, ts_return_type = "Promise<PreflightResult>")]
+pub fn preflight_spawn(
+    request: SpawnRequest,
+    options: Option<PreflightOptions>,
+) -> AsyncTask<CoreTask<(pf::PreflightOutcome, String), PreflightResult>> {
+    let o = options.unwrap_or_default();
+    let d = pf::PreflightOptions::default();
+    let mut bad_mode = None;
+    let nonce = o
+        .nonce
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(pf::new_nonce);
+    let opts = pf::PreflightOptions {
+        claude_config_dir: o.claude_config_dir.map(PathBuf::from),
+        registry_root: o.registry_root.map(PathBuf::from),
+        briefing: o.briefing.unwrap_or(d.briefing),
+        briefing_max_chars: o
+            .briefing_max_chars
+            .map_or(d.briefing_max_chars, |n| n as usize),
+        guards: pf::Guards {
+            missing_cwd: mode(o.missing_cwd.as_deref(), &mut bad_mode),
+            invalid_cwd: mode(o.invalid_cwd.as_deref(), &mut bad_mode),
+            busy: mode(o.busy.as_deref(), &mut bad_mode),
+            missing_resume: mode(o.missing_resume.as_deref(), &mut bad_mode),
+        },
+        continuation_resume: o.continuation_resume.unwrap_or(d.continuation_resume),
+        continuation_context: o.continuation_context.unwrap_or(d.continuation_context),
+        resume_threshold: o.resume_threshold.unwrap_or(d.resume_threshold),
+        min_relevance: d.min_relevance,
+        in_flight: o
+            .in_flight
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| pf::InFlightSpawn {
+                repo_path: s.repo_path,
+                cwd: s.cwd,
+                claude_session_id: s.claude_session_id,
+                child_session_key: s.child_session_key,
+            })
+            .collect(),
+        resumable: o
+            .resumable
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| pf::ResumableSession {
+                claude_session_id: s.claude_session_id,
+                cwd: s.cwd,
+                child_session_key: s.child_session_key,
+            })
+            .collect(),
+        finished_session_ids: o.finished_session_ids.unwrap_or_default(),
+        busy_window: o.busy_window_ms.map_or(d.busy_window, |ms| {
+            Duration::from_millis(ms.max(0.0) as u64)
+        }),
+        github_timeout: o.github_timeout_ms.map_or(d.github_timeout, |ms| {
+            Duration::from_millis(session_intel_core::timer_ms(ms))
+        }),
+        nonce: nonce.clone(),
+        persistent_cache: crate::claude_code::persistent_cache(o.persistent_cache),
+    };
+    let req = pf::SpawnRequest {
+        task: request.task,
+        cwd: request.cwd,
+        resume_session_id: request.resume_session_id,
+        label: request.label,
+        agent_id: request.agent_id.unwrap_or_else(|| "main".into()),
+        requester_workspace: request.requester_workspace,
+    };
+    AsyncTask::new(CoreTask::new(
+        move || {
+            if let Some(bad) = bad_mode {
+                return Err(session_intel_core::Error::new(
+                    session_intel_core::ErrorCode::InvalidArgument,
+                    format!("a guard's mode must be 'block', 'warn' or 'off', not {bad:?}"),
+                )
+                .with_hint(
+                    "set missingCwd, invalidCwd, busy and missingResume to block, warn or off",
+                ));
+            }
+            pf::preflight_spawn(&req, &opts, ScanCache::global()).map(|o| (o, nonce))
+        },
+        result,
+    ))
+}
+
+fn result((o, nonce): (pf::PreflightOutcome, String)) -> PreflightResult {
+    let params = (o.task.is_some() || o.resume_session_id.is_some()).then(|| SpawnParamsPatch {
+        task: o.task,
+        resume_session_id: o.resume_session_id,
+    });
+    PreflightResult {
+        decision: o.decision.as_str().into(),
+        block: o.decision == pf::Decision::Block,
+        reason: o.reason,
+        guard: o.guard.map(Into::into),
+        params,
+        briefing: o.briefing,
+        truncated: o.truncated,
+        warnings: o.warnings,
+        repo_path: o.repo_path,
+        running: o.running.map(|r| RunningSessionInfo {
+            session_id: r.session_id,
+            child_session_key: r.child_session_key,
+            signal: r.signal.into(),
+        }),
+        prior_session_id: o.prior_session_id,
+        nonce,
+    }
+}
+
+/// One spawn the pre-flight let through, as recorded in
+/// `<stateRoot>/agents/<agentId>/claude-code-spawns.json`.
+#[napi(object)]
+pub struct SpawnRecord {
+    /// The spawn's nonce (`PreflightResult.nonce`).
+    pub nonce: String,
+    /// The Claude Code session id, once known.
+    pub claude_session_id: Option<String>,
+    /// OpenClaw's child session key.
+    pub child_session_key: Option<String>,
+    /// The requester's session key.
+    pub requester_session_key: Option<String>,
+    /// The requesting agent.
+    pub agent_id: Option<String>,
+    /// The task as the model gave it.
+    pub task: Option<String>,
+    /// The spawn's label.
+    pub label: Option<String>,
+    /// The spawn's cwd.
+    pub cwd: Option<String>,
+    /// The repository root of cwd.
+    pub repo_path: Option<String>,
+    /// `"run"` or `"session"`.
+    pub mode: Option<String>,
+    /// The spawn resumed `claudeSessionId`.
+    pub resumed: Option<bool>,
+    /// The pre-flight's decision.
+    pub decision: Option<String>,
+    /// When it was let through (ISO-8601).
+    pub started_at: Option<String>,
+    /// When the host reported it ended (ISO-8601).
+    pub ended_at: Option<String>,
+    /// How it ended (`"ok"`, `"error"`, `"timeout"`, `"killed"`, `"rejected"`, …).
+    pub outcome: Option<String>,
+}
+
+impl From<SpawnRecord> for CoreRecord {
+    fn from(r: SpawnRecord) -> Self {
+        CoreRecord {
+            nonce: r.nonce,
+            claude_session_id: r.claude_session_id,
+            child_session_key: r.child_session_key,
+            requester_session_key: r.requester_session_key,
+            agent_id: r.agent_id,
+            task: r.task,
+            label: r.label,
+            cwd: r.cwd,
+            repo_path: r.repo_path,
+            mode: r.mode,
+            resumed: r.resumed,
+            decision: r.decision,
+            started_at: r.started_at,
+            ended_at: r.ended_at,
+            outcome: r.outcome,
+        }
+    }
+}
+
+impl From<CoreRecord> for SpawnRecord {
+    fn from(r: CoreRecord) -> Self {
+        SpawnRecord {
+            nonce: r.nonce,
+            claude_session_id: r.claude_session_id,
+            child_session_key: r.child_session_key,
+            requester_session_key: r.requester_session_key,
+            agent_id: r.agent_id,
+            task: r.task,
+            label: r.label,
+            cwd: r.cwd,
+            repo_path: r.repo_path,
+            mode: r.mode,
+            resumed: r.resumed,
+            decision: r.decision,
+            started_at: r.started_at,
+            ended_at: r.ended_at,
+            outcome: r.outcome,
+        }
+    }
+}
+
+/// Adds or completes the record of one spawn (locked, atomic): the fields
+/// given replace those stored, the others stay. `stateDir` defaults to
+/// OpenClaw's own resolution. Resolves to the record as stored. Rejects
+/// with `E_INVALID_ARGUMENT` for a bad agent id or nonce, `E_WRITE_FAILED`
+/// when the file cannot be written.
+#[napi(catch_unwind, ts_return_type = "Promise<SpawnRecord>")]
+pub fn record_spawn(
+    agent_id: String,
+    record: SpawnRecord,
+    state_dir: Option<String>,
+) -> AsyncTask<CoreTask<CoreRecord, SpawnRecord>> {
+    let log = SpawnLog::new(resolve_state_dir(
+        state_dir.as_deref().map(std::path::Path::new),
+    ));
+    let record = CoreRecord::from(record);
+    AsyncTask::new(CoreTask::new(
+        move || log.update(&agent_id, &record),
+        SpawnRecord::from,
+    ))
+}
+
+/// Every recorded spawn of one agent, oldest first.
+#[napi(catch_unwind, ts_return_type = "Promise<Array<SpawnRecord>>")]
+pub fn list_spawns(
+    agent_id: String,
+    state_dir: Option<String>,
+) -> AsyncTask<CoreTask<Vec<CoreRecord>, Vec<SpawnRecord>>> {
+    let log = SpawnLog::new(resolve_state_dir(
+        state_dir.as_deref().map(std::path::Path::new),
+    ));
+    AsyncTask::new(CoreTask::new(
+        move || log.list(&agent_id),
+        |v| v.into_iter().map(SpawnRecord::from).collect(),
+    ))
+}
+
+/// Options of `findSpawnedSession`.
+#[napi(object)]
+#[derive(Default)]
+pub struct FindSpawnedOptions {
+    /// Claude Code's config root (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+    pub claude_config_dir: Option<String>,
+    /// Only transcripts written at or after this time (milliseconds since
+    /// the epoch).
+    pub since_ms: Option<f64>,
+}
+
+/// The Claude Code session id of the spawn with `nonce` in `cwd`: the
+/// transcript whose first lines carry `spawn=<nonce>` in the origin marker,
+/// or `null` while there is none.
+#[napi(catch_unwind, ts_return_type = "Promise<string | null>")]
+pub fn find_spawned_session(
+    cwd: String,
+    nonce: String,
+    options: Option<FindSpawnedOptions>,
+) -> AsyncTask<CoreTask<Option<String>, Option<String>>> {
+    let o = options.unwrap_or_default();
+    let claude_dir = claude_config_dir(o.claude_config_dir.as_deref().map(std::path::Path::new));
+    let since = o
+        .since_ms
+        .filter(|ms| ms.is_finite() && *ms > 0.0)
+        .map(|ms| UNIX_EPOCH + Duration::from_millis(ms as u64));
+    AsyncTask::new(CoreTask::new(
+        move || Ok(pf::find_spawned_session(&claude_dir, &cwd, &nonce, since)),
+        |v| v,
+    ))
+}
