@@ -185,7 +185,8 @@ export async function startChain({ api, plugin, pluginConfig = {} }) {
     },
     acp: { enabled: true, backend: 'acpx', defaultAgent: 'claude', allowedAgents: ['claude'] },
     // Without an agent entry for claude the Gateway refuses the child key agent:claude:acp:….
-    agents: { entries: { main: { default: true }, claude: { runtime: { type: 'acp', acp: { agent: 'claude', backend: 'acpx' } } } } },
+    // No heartbeat turns of the main agent (it has no model provider here).
+    agents: { defaults: { heartbeat: { every: '0m' } }, entries: { main: { default: true }, claude: { runtime: { type: 'acp', acp: { agent: 'claude', backend: 'acpx' } } } } },
     plugins: { load: { paths: [standIn] }, entries: { acpx: { enabled: true } } },
   }, null, 2));
   const installed = cli(['plugins', 'install', `npm-pack:${plugin.tgz}`, '--force', '--accept-capabilities']);
