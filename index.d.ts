@@ -257,6 +257,11 @@ export interface DiscoveredSession {
   /** Non-blank lines of the transcript (the reference's measure). */
   messageCount: number
   fileSizeBytes: number
+  /**
+   * A Claude Code process runs the session now (its liveness record in
+   * `<config>/sessions/`, with the process alive and started when the
+   * record says), or the host said so (`runningSessionIds`, `repoBusy`).
+   */
   isRunning: boolean
   /** Deduplicated input tokens, subagents included. */
   totalInputTokens: number
@@ -300,7 +305,10 @@ export interface DiscoverOptions {
    * resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
    */
   registryRoot?: string
-  /** Session ids the host knows to be running now. */
+  /**
+   * Session ids the host knows to be running now (in addition to those a
+   * Claude Code process runs by its liveness record).
+   */
   runningSessionIds?: Array<string>
   /**
    * The host is running Claude Code in this repository: every registry

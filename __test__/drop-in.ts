@@ -141,7 +141,8 @@ async function runnerPreflight(agentId: string, repo: string, label?: string): P
   return existing;
 }
 
-// Seed 003's SessionState, as a hook written against the seed declares it:
+// The original handoff design's SessionState, as a hook written against that
+// design declares it:
 // our results are one, and one renders the context block.
 interface SeedPatternNote {
   id: string;

@@ -35,8 +35,9 @@ import http from 'node:http';
  * @property {object} body The parsed JSON body.
  * @property {string} model `body.model`.
  * @property {object[]} messages `body.messages`.
- * @property {string} lastUserText The text of the last user message that is not only tool results
- *   ('' when there is none), with every text block joined by a newline.
+ * @property {string} lastUserText The text of the last user message that has text besides tool
+ *   results and the `<system-reminder>` blocks Claude Code adds ('' when there is none), its text
+ *   blocks joined by a newline.
  * @property {object[]} toolResults The `tool_result` blocks of the last message (what the tools answered).
  * @property {string[]} toolNames The names of the tools the request offers.
  * @property {string} systemText The system prompt's text, blocks joined by a newline.
@@ -98,11 +99,19 @@ export function messageText(message) {
   return c.filter((b) => b?.type === 'text').map((b) => b.text).join('\n');
 }
 
+/** Text of a user message without the `<system-reminder>` blocks Claude Code adds to it. */
+function typedText(message) {
+  const c = message?.content;
+  if (typeof c === 'string') return c.startsWith('<system-reminder>') ? '' : c;
+  if (!Array.isArray(c)) return '';
+  return c.filter((b) => b?.type === 'text' && !b.text.startsWith('<system-reminder>')).map((b) => b.text).join('\n');
+}
+
 function lastUserTextOf(messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (m?.role !== 'user') continue;
-    const text = messageText(m);
+    const text = typedText(m);
     if (text) return text;
   }
   return '';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { addon, fixtureClaudeDir, tempDir, assistantLine, userLine } from './helpers.mjs';
 
-test('contextPressure agrees with discovery on the fixtures and reports the seed line', async () => {
+test('contextPressure agrees with discovery on the fixtures and reports the one-line form', async () => {
   const claude = fixtureClaudeDir();
   process.env.CLAUDE_CONFIG_DIR = claude;
   try {

@@ -1,9 +1,9 @@
 // Hostile and huge input: each attack runs one call in a process of its own
 // (hostile-child.mjs) and checks that it answers (a result or a coded
 // error) within a time bound and with peak memory (max RSS) bounded
-// independently of the input's size. The bounds are for the debug build the
-// tests run on, on a loaded 2-core machine; RELIABILITY.md has the measured
-// figures.
+// independently of the input's size. The bounds are generous enough for
+// the debug build on a loaded 2-core machine; docs/reliability.md lists
+// them.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -94,6 +94,7 @@ test('preflightSpawn: a session running in the repository blocks it, naming the 
   assert.deepEqual([written.guard, written.running.sessionId, written.running.signal], ['busy', id, 'recent-write']);
   assert.equal((await addon.preflightSpawn({ task: 't', cwd: w.repo }, { ...o, finishedSessionIds: [id] })).decision, 'brief');
   assert.equal((await addon.preflightSpawn({ task: 't', cwd: w.repo }, { ...o, busy: 'off' })).decision, 'brief');
+  assert.equal((await addon.preflightSpawn({ task: 't', cwd: w.other }, { ...o, busyWindowMs: 1e300 })).decision, 'brief', 'any window is taken');
 });
 
 test('recordSpawn and findSpawnedSession: a spawned session is found by its nonce and listed as OpenClaw\'s with its label and task', async () => {

@@ -1,7 +1,7 @@
 // Deterministic generator of realistic Claude Code transcripts.
 //
-// Line shapes follow the real 2.1.39 files in fixtures/shared (research:
-// claude-code-jsonl.md): file-history snapshots, hook/bash progress lines
+// Line shapes follow the real 2.1.39 files in fixtures/shared (see
+// docs/formats.md): file-history snapshots, hook/bash progress lines
 // (about 70 % of all lines), responses split over several assistant lines
 // sharing one (message.id, requestId) with the final output count on the
 // last, tool results of every size up to several MB, Task subagents written

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --mb 300 --sessions 150 --runs 3]
+// npm run bench [-- --mb 300 --sessions 150 --runs 3] [-- --only preflight]
 //
 // Generates (once, cached in bench/.corpus) two realistic Claude Code corpora,
 // the bench shape (many subagent files and progress lines) and a heavy one
@@ -14,11 +14,16 @@
 //   - a faithful JS port of the reference discoverSessions (readline + JSON.parse);
 //   - ccusage `session --offline --json` (installed here from npm, pinned);
 //   - `wc -l` over the same bytes (the I/O floor);
-//   - peak memory of the addon on a quarter of the corpus and on all of it.
+//   - peak memory of the addon on a quarter of the corpus and on all of it;
+//   - the spawn pre-flight on the 60,000-file repository with the corpus
+//     (`--only preflight` runs just that).
 // Then cross-checks every session's token totals against ccusage's.
+// With --save, also writes the table, with the machine it ran on, to
+// bench/results/<date>-<machine>.md (a second run that day is appended).
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -108,6 +113,49 @@ function runOnce(cmd, args, env = {}) {
 function medianOfRuns(outputs) {
   const runs = outputs.map((o) => JSON.parse(o));
   return Object.fromEntries(Object.keys(runs[0]).map((key) => [key, median(runs.map((r) => r[key]))]));
+}
+
+/**
+ * The spawn pre-flight on the 60,000-file repository with the 150-session
+ * corpus in its project folder, against gatherProjectStatus and
+ * discoverSessions called one after the other: each in fresh processes,
+ * run in turn, the first call of each process and the median of its
+ * repeated calls. The rows it prints.
+ */
+function preflightRows() {
+  const c = corpus(MB, SESSIONS);
+  const repo = makeGitRepo({ dir: path.join(here, '.corpus', 'git-60k'), files: 60000, commits: 1000 });
+  // The corpus, as the repository's own sessions: its project folder linked
+  // under the repository's slug, its registry under the repository's path.
+  const dir = path.join(here, '.corpus', `preflight-${MB}mb-${SESSIONS}s`);
+  const claudeDir = path.join(dir, 'claude');
+  const stateDir = path.join(dir, 'state');
+  const linked = path.join(claudeDir, 'projects', repo.replace(/[^a-zA-Z0-9]/g, '-'));
+  if (!fs.existsSync(linked)) {
+    fs.mkdirSync(path.dirname(linked), { recursive: true });
+    fs.symlinkSync(fs.readdirSync(path.join(c.claudeDir, 'projects')).map((d) => path.join(c.claudeDir, 'projects', d))[0], linked);
+    const registry = fs.readFileSync(path.join(c.stateDir, 'agents', 'main', 'claude-code-sessions.json'), 'utf8').split(JSON.stringify(c.repo).slice(1, -1)).join(repo);
+    fs.mkdirSync(path.join(stateDir, 'agents', 'main'), { recursive: true });
+    fs.writeFileSync(path.join(stateDir, 'agents', 'main', 'claude-code-sessions.json'), registry);
+  }
+  const once = (what) => [process.execPath, [path.join(here, 'preflight-once.mjs'), repo, claudeDir, stateDir, what, String(Math.max(RUNS, 9))]];
+  runOnce(...once('separate')); // fills the persistent scan cache
+  const [pre, sep] = measureAlternating([once('preflight'), once('separate')]).map((m) => medianOfRuns(m.outputs));
+  const ms = (v) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+  const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
+  return [
+    ['spawn pre-flight, 60000 files, 150 sessions: first call in a process', ms(pre.firstMs), `gatherProjectStatus + discoverSessions ${ms(sep.firstMs)}: ${ratio(pre.firstMs, sep.firstMs)} (target < 1 s and <= 1.10x)`],
+    ['  repeated call', ms(pre.medianMs), `gatherProjectStatus + discoverSessions ${ms(sep.medianMs)}: ${ratio(pre.medianMs, sep.medianMs)} (target < 50 ms and <= 1.10x)`],
+  ];
+}
+
+// `npm run bench -- --only preflight`: those rows alone.
+const onlyAt = process.argv.indexOf('--only');
+if (onlyAt > 0 && process.argv[onlyAt + 1] === 'preflight') {
+  const rows = preflightRows();
+  const w0 = Math.max(...rows.map((r) => r[0].length));
+  for (const [a, b, note] of rows) console.log(`${a.padEnd(w0)}  ${b}  ${note}`);
+  process.exit(0);
 }
 
 const ccusage = ccusageBin();
@@ -289,6 +337,7 @@ const rows = [
   [`executeEdit, ${(editBytes / 2 ** 20).toFixed(0)} MB transcript, default preset`, f(edit.editMs), `cp of the same file ${f(copy.ms)}: ${x(edit.editMs, copy.ms)} (target <= 3x); ${edit.removed} tool calls removed; peak RSS ${mb(edit.rss)}`],
   [`executeEdit, SQLite session of ${(sqliteEdit.sizeOriginal / 2 ** 20).toFixed(0)} MB of events, default preset`, f(sqliteEdit.editMs), `sqlite3 .backup of the ${(bigBytes / 2 ** 20).toFixed(0)} MB database ${f(backup.ms)}: ${x(sqliteEdit.editMs, backup.ms)} (target <= 3x); ${sqliteEdit.removed} tool calls removed; peak RSS ${mb(sqliteEdit.maxRssKb)}`],
   [`listTranscripts, SQLite agent of ${listing.sessions} sessions`, f(listing.medianMs), `first call ${f(listing.firstMs)} (target < 50 ms)`],
+  ...preflightRows(),
   ...statusRows.flatMap((r) => [
     [`gatherProjectStatus, ${r.files} files, 1000 commits`, f(r.oursMs), `reference approach ${f(r.referenceMs)} = ${x(r.referenceMs, r.oursMs)} slower (target >= 3x); first call in the process ${f(r.firstMs)}`],
     ['  of which git status', f(r.partMs), `git status --short ${f(r.gitMs)}: ${x(r.partMs, r.gitMs)} (target <= 1.5x); first ${f(r.partFirstMs)}`],
@@ -298,4 +347,28 @@ const w0 = Math.max(...rows.map((r) => r[0].length));
 const w1 = Math.max(...rows.map((r) => r[1].length));
 console.log(`\nnpm run bench -- --mb ${MB} --sessions ${SESSIONS} --runs ${RUNS}   (median of ${RUNS}; ${new Date().toISOString()})\n`);
 for (const [a, b, note] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  ${note}`);
+if (process.argv.includes('--save')) save(rows);
 if (shapes.some((s) => s.mismatches)) process.exitCode = 1;
+
+/** Writes the table to bench/results/<date>-<machine>.md, with the machine it ran on. */
+function save(table) {
+  const now = new Date();
+  const machine = os.hostname().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'machine';
+  const file = path.join(here, 'results', `${now.toISOString().slice(0, 10)}-${machine}.md`);
+  const cpus = os.cpus();
+  const cell = (s) => s.trim().replace(/\|/g, '\\|');
+  const text = [
+    `## ${now.toISOString()}`,
+    '',
+    `\`npm run bench -- --mb ${MB} --sessions ${SESSIONS} --runs ${RUNS}\` (medians of ${RUNS}) on ${cpus[0]?.model.trim() ?? 'an unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.versions.node} and ${NODE24}.`,
+    '',
+    '| measurement | result | compared with |',
+    '| --- | --- | --- |',
+    ...table.map(([a, b, note]) => `| ${cell(a)} | ${cell(b)} | ${cell(note)} |`),
+    '',
+  ].join('\n');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const fresh = !fs.existsSync(file);
+  fs.appendFileSync(file, `${fresh ? `# Bench runs on ${machine}\n\n` : '\n'}${text}`);
+  console.log(`\nsaved to ${path.relative(path.join(here, '..'), file)}`);
+}

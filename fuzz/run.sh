@@ -3,7 +3,7 @@
 # the committed seed corpus; what a run discovers goes to a scratch folder,
 # never into the repository. A crash fails the script and leaves its input
 # in fuzz/artifacts/<target>/ (keep it as a regression test, see
-# RELIABILITY.md).
+# docs/reliability.md).
 #
 #   fuzz/run.sh [seconds] [target...]   (FUZZ_SEED: libFuzzer seed, default 1,
 #   so a CI run is repeatable; set another to explore)

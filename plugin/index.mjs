@@ -294,6 +294,7 @@ function registerHooks(api) {
  * @property {number} startedAt milliseconds since the epoch
  * @property {string | undefined} claudeSessionId
  * @property {string | undefined} childSessionKey
+ * @property {boolean} started the host started it (a child key, or its transcript, was seen)
  * @property {boolean} ended the run ended (or the host refused the spawn)
  * @property {boolean} closed its session is gone too
  */
@@ -306,6 +307,16 @@ const finishedSessions = [];
 let learnTimer;
 /** How long after its start a spawn's transcript is looked for. */
 const LEARN_FOR_MS = 15 * 60_000;
+/**
+ * How long a spawn the host has not been seen starting counts as running.
+ * A spawn OpenClaw refuses through `tools.invoke` fires no hook at all
+ * (`after_tool_call` runs only in the agent loop), so without this it
+ * would hold its repository until the gateway restarts.
+ */
+const UNSEEN_START_MS = 60_000;
+
+/** Whether a spawn is running now, as far as this gateway knows. @param {Spawn} s */
+const running = (s) => !s.ended && (s.started || Date.now() - s.startedAt < UNSEEN_START_MS);
 
 /** The agent id of an OpenClaw session key (`agent:<id>:…`). @param {string | undefined} key */
 const agentOfKey = (key) => (typeof key === 'string' && key.startsWith('agent:') ? key.split(':')[1] : undefined);
@@ -383,6 +394,7 @@ async function learnSessions(api) {
       const id = await addon().findSpawnedSession(s.cwd, s.nonce, { claudeConfigDir: config.claudeConfigDir, sinceMs: s.startedAt - 5000 });
       if (!id) continue;
       s.claudeSessionId = id;
+      s.started = true;
       if (s.ended) endSpawn(s);
       api.logger.info(`${PLUGIN_ID}: spawn ${s.nonce} is Claude Code session ${id}${s.childSessionKey ? ` (${s.childSessionKey})` : ''}`);
       await record(api, s.agentId, { nonce: s.nonce, claudeSessionId: id });
@@ -457,7 +469,7 @@ async function preflight(api, event, ctx) {
         ...p.guards,
         continuationResume: p.continuation.resume,
         continuationContext: p.continuation.context,
-        inFlight: [...spawns.values()].filter((s) => !s.ended).map((s) => ({ repoPath: s.repoPath, cwd: s.cwd, claudeSessionId: s.claudeSessionId, childSessionKey: s.childSessionKey })),
+        inFlight: [...spawns.values()].filter(running).map((s) => ({ repoPath: s.repoPath, cwd: s.cwd, claudeSessionId: s.claudeSessionId, childSessionKey: s.childSessionKey })),
         resumable: [...spawns.values()]
           .filter((s) => s.mode === 'session' && s.ended && !s.closed && s.claudeSessionId && s.requesterSessionKey === requesterKey)
           .map((s) => ({ claudeSessionId: /** @type {string} */ (s.claudeSessionId), cwd: s.repoPath ?? s.cwd, childSessionKey: s.childSessionKey })),
@@ -500,6 +512,7 @@ async function preflight(api, event, ctx) {
     startedAt: started,
     claudeSessionId: resumeId,
     childSessionKey: undefined,
+    started: false,
     ended: false,
     closed: false,
   };
@@ -548,7 +561,10 @@ function registerSpawnPreflight(api) {
       const s = [...spawns.values()].find((x) => id && x.toolCallId === id);
       if (!s) return;
       const details = /** @type {any} */ (event.result)?.details ?? {};
-      if (typeof details.childSessionKey === 'string') s.childSessionKey = details.childSessionKey;
+      if (typeof details.childSessionKey === 'string') {
+        s.childSessionKey = details.childSessionKey;
+        s.started = true;
+      }
       if (event.error || (details.status && details.status !== 'accepted')) {
         endSpawn(s);
         s.closed = true;
@@ -572,6 +588,7 @@ function registerSpawnPreflight(api) {
         s = [...spawns.values()].find((x) => !x.childSessionKey && !x.ended && (!requester || !x.requesterSessionKey || x.requesterSessionKey === requester));
         if (s) {
           s.childSessionKey = key;
+          s.started = true;
           await record(api, s.agentId, { nonce: s.nonce, childSessionKey: key });
         }
         return;

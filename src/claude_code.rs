@@ -23,7 +23,8 @@ pub struct DiscoverOptions {
     /// OpenClaw's state root holding the registries. Default: OpenClaw's own
     /// resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
     pub registry_root: Option<String>,
-    /// Session ids the host knows to be running now.
+    /// Session ids the host knows to be running now (in addition to those a
+    /// Claude Code process runs by its liveness record).
     pub running_session_ids: Option<Vec<String>>,
     /// The host is running Claude Code in this repository: every registry
     /// session of it is marked running (the reference's behaviour).
@@ -61,6 +62,9 @@ pub struct DiscoveredSession {
     /// Non-blank lines of the transcript (the reference's measure).
     pub message_count: i64,
     pub file_size_bytes: i64,
+    /// A Claude Code process runs the session now (its liveness record in
+    /// `<config>/sessions/`, with the process alive and started when the
+    /// record says), or the host said so (`runningSessionIds`, `repoBusy`).
     pub is_running: bool,
     /// Deduplicated input tokens, subagents included.
     pub total_input_tokens: i64,

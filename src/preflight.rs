@@ -262,7 +262,7 @@ pub fn preflight_spawn(
 }
 
 fn result((o, nonce): (pf::PreflightOutcome, String)) -> PreflightResult {
-    let params = (o.task.is_some() || o.resume_session_id.is_some()).then(|| SpawnParamsPatch {
+    let params = (o.task.is_some() || o.resume_session_id.is_some()).then_some(SpawnParamsPatch {
         task: o.task,
         resume_session_id: o.resume_session_id,
     });

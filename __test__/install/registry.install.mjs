@@ -14,7 +14,7 @@ import { run, startRegistry } from './registry.mjs';
 import { node24 } from '../openclaw/env.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const platformName = 'linux-x64-gnu'; // this machine's platform package
+const platformName = 'linux-x64-gnu'; // the platform package of the host the test runs on
 const binary = path.join(root, `${pkg.napi.binaryName}.${platformName}.node`);
 
 test('npm install openclaw-session-intel from a registry works on Node 20 and 24; missing binaries get a clear error', { timeout: 900_000 }, async () => {
@@ -36,7 +36,7 @@ test('npm install openclaw-session-intel from a registry works on Node 20 and 24
   for (const lib of needed) assert.match(lib, /^(linux-vdso|libgcc_s|libm|libc|libdl|libpthread|librt)\.so|ld-linux/, `the binary links ${lib} dynamically`);
 
   // Published by the release script the workflow runs. Binaries of other
-  // platforms cannot be built here: this machine's stands in for them, so
+  // platforms cannot be built here: the host's stands in for them, so
   // that every package goes through the script; only ours is installed.
   const artifacts = tempDir('osi-artifacts-');
   const release = () => run(process.execPath, [path.join(root, 'scripts', 'release.mjs'), '--artifacts', artifacts, '--registry', url, '--no-provenance'],
@@ -98,7 +98,7 @@ test('npm install openclaw-session-intel from a registry works on Node 20 and 24
   const occ = run('npx', ['--no-install', 'occ', 'list'], { cwd: bare, allowFailure: true });
   assert.equal(occ.status, 1);
   assert.match(occ.stderr, /could not load its binary for linux-x64-gnu/);
-  // A platform with no binary at all (here: this machine claiming to be riscv64).
+  // A platform with no binary at all (here: the host claiming to be riscv64).
   const preload = path.join(bare, 'riscv.cjs');
   fs.writeFileSync(preload, "Object.defineProperty(process, 'arch', { value: 'riscv64' })\n");
   const foreign = run(process.execPath, ['-r', preload, '-e', "try { require('openclaw-session-intel') } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })) }"], { cwd: bare });

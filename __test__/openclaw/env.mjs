@@ -67,7 +67,7 @@ const TIMED_OUT = 124;
  *  Coreutils `timeout` runs it in a process group of its own, so a run that
  *  outlives `timeout` ms is killed with every process it started (OpenClaw's
  *  CLI respawns itself). `rerunIfHung` is for read-only OpenClaw commands:
- *  OpenClaw 2026.9.6 was seen once (CI, stop 26) to print a whole
+ *  OpenClaw 2026.9.6 was seen once in CI to print a whole
  *  `doctor --session-sqlite inspect` report and then not exit; such a run is
  *  run once more, and a second hang fails. */
 export function runNode24(args, { env, timeout = 120_000, allowFailure = false, rerunIfHung = false } = {}) {

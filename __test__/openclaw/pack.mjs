@@ -1,6 +1,6 @@
 // The package as users get it, for the suites that install the plugin into
-// a real OpenClaw: packed with `npm pack`, its platform package (this
-// machine's, built by the test run) published to a throwaway registry, from
+// a real OpenClaw: packed with `npm pack`, its platform package (the
+// host's, built by the test run) published to a throwaway registry, from
 // which `openclaw plugins install npm-pack:` fetches it.
 
 import fs from 'node:fs';

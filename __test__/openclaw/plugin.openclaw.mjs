@@ -27,7 +27,7 @@ const json = (text) => JSON.parse(text.slice(text.indexOf('{')));
 
 test('openclaw plugins install gives agents the tools, hooks and commands; they work in a live gateway', { timeout: 900_000 }, async () => {
   openclaw(VERSION);
-  // The registry holds this machine's platform package; the main package is packed.
+  // The registry holds the host's platform package; the main package is packed.
   const { url, npm, packDir, packed, tgz } = await packedPlugin();
 
   const scratch = tempDir('osi-plug-');

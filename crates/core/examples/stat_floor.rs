@@ -1,4 +1,4 @@
-//! The floor of a warm discovery on this machine: what one `stat` of every
+//! The floor of a warm discovery on the machine it runs on: what one `stat` of every
 //! transcript under a folder costs, by path and relative to each folder's
 //! handle (what discovery does), on one thread and on all of them.
 //! `cargo run --release -p session-intel-core --example stat_floor -- <claudeDir>/projects`

@@ -165,7 +165,7 @@ mod inotify {
         libc::IN_DELETE_SELF | libc::IN_MOVE_SELF | libc::IN_IGNORED | libc::IN_UNMOUNT;
     const CONTENTS: u32 = libc::IN_MODIFY | libc::IN_ATTRIB;
 
-    /// File systems on which only this machine writes, so that inotify sees
+    /// File systems on which only the local machine writes, so that inotify sees
     /// every change: ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, F2FS, ZFS,
     /// bcachefs.
     const LOCAL_FILE_SYSTEMS: [u32; 8] = [

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-/// The stable error codes of the public API (DESIGN §7).
+/// The stable error codes of the public API (listed in the README, "Errors").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     InvalidArgument,

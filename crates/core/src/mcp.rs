@@ -1,5 +1,5 @@
 //! The JSON the MCP bridge tools `openclaw_project_status` and
-//! `openclaw_session_list` return (seed 000 §5), built from a briefing and
+//! `openclaw_session_list` return, built from a briefing and
 //! discovered sessions so the bridge can hand them to Claude Code as they are.
 
 use chrono::{DateTime, Utc};

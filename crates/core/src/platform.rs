@@ -6,6 +6,7 @@
 //! | --- | --- | --- |
 //! | file identity | device and inode (`st_dev`, `st_ino`) | volume serial number and file index of an open handle |
 //! | process liveness | `kill(pid, 0)` succeeds or fails with `EPERM` | `OpenProcess` succeeds and `GetExitCodeProcess` says `STILL_ACTIVE` |
+//! | process start time | Linux: `/proc/<pid>/stat` field 22 (clock ticks after boot; a zombie is gone); macOS: `proc_pidinfo` `PROC_PIDTBSDINFO` (seconds since the epoch; a zombie is gone); other Unix: not read | `GetProcessTimes` creation time (`FILETIME`) |
 //! | permissions | the mode bits, set exactly on create | not applicable: files take the folder's ACL; a mode is ignored |
 //! | directory fsync after a rename | `fsync` on the directory | not needed (NTFS journals the rename); skipped |
 //! | positional reads | `pread` | `ReadFile` with an offset (moves the file pointer, which the callers do not use) |
@@ -161,6 +162,52 @@ pub fn process_alive(pid: u64) -> bool {
     imp::process_alive(pid)
 }
 
+/// What the system says of a process's start time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessStart {
+    /// No such process, or one that has exited and waits for its parent to
+    /// collect it (a zombie).
+    Gone,
+    /// The process exists; when it started cannot be read here (another
+    /// user's process on Windows, a system without `/proc`, ...).
+    Unknown,
+    /// Linux: field 22 (`starttime`) of `/proc/<pid>/stat`: clock ticks
+    /// (`sysconf(_SC_CLK_TCK)`, usually 100 a second) after boot.
+    BootTicks(u64),
+    /// macOS: seconds since the Unix epoch (`proc_pidinfo`, `PROC_PIDTBSDINFO`).
+    EpochSeconds(u64),
+    /// Windows: the creation time as a `FILETIME` (100 ns units since 1601).
+    FileTime(u64),
+}
+
+/// When the process `pid` started (see [`ProcessStart`] for the unit on
+/// each platform), or whether it is gone.
+pub fn process_start(pid: u64) -> ProcessStart {
+    imp::process_start(pid)
+}
+
+/// What tells this process table apart from another one's on Linux, in the
+/// form Claude Code records it as a liveness record's `pidDomain`:
+/// `linux:<contents of /etc/machine-id>:<target of /proc/self/ns/pid>`
+/// (each part empty when it cannot be read). `None` elsewhere.
+pub fn pid_domain() -> Option<&'static str> {
+    #[cfg(target_os = "linux")]
+    {
+        static DOMAIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        Some(DOMAIN.get_or_init(|| {
+            let machine = std::fs::read_to_string("/etc/machine-id").unwrap_or_default();
+            let ns = std::fs::read_link("/proc/self/ns/pid")
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("linux:{}:{ns}", machine.trim())
+        }))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// The user's home folder, as Node's `os.homedir()` finds it.
 pub fn home_dir() -> PathBuf {
     imp::home_dir()
@@ -310,6 +357,93 @@ mod imp {
         rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
     }
 
+    /// Gone or unknown, by `kill(pid, 0)` alone.
+    #[cfg(not(target_os = "macos"))]
+    fn alive_or_gone(pid: u64) -> super::ProcessStart {
+        if process_alive(pid) {
+            super::ProcessStart::Unknown
+        } else {
+            super::ProcessStart::Gone
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    pub fn process_start(pid: u64) -> super::ProcessStart {
+        use super::ProcessStart;
+        if pid == 0 || libc::pid_t::try_from(pid).is_err() {
+            return ProcessStart::Gone;
+        }
+        let stat = match std::fs::read(format!("/proc/{pid}/stat")) {
+            Ok(stat) => stat,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return ProcessStart::Gone,
+            Err(_) => return alive_or_gone(pid),
+        };
+        // `pid (comm) state ppid ...`: the name may hold spaces and
+        // parentheses, so fields are counted after its last `)`.
+        let Some(close) = stat.iter().rposition(|&b| b == b')') else {
+            return alive_or_gone(pid);
+        };
+        let mut fields = stat[close + 1..]
+            .split(|&b| b == b' ')
+            .filter(|f| !f.is_empty());
+        let state = fields.next();
+        if matches!(state, Some(b"Z" | b"X")) {
+            return ProcessStart::Gone;
+        }
+        // The state is field 3; `starttime` is field 22.
+        match fields
+            .nth(18)
+            .and_then(|f| std::str::from_utf8(f).ok())
+            .and_then(|f| f.parse().ok())
+        {
+            Some(ticks) => ProcessStart::BootTicks(ticks),
+            None => alive_or_gone(pid),
+        }
+    }
+
+    #[cfg(target_os = "macos")]
+    pub fn process_start(pid: u64) -> super::ProcessStart {
+        use super::ProcessStart;
+        /// `SZOMB` of `<sys/proc.h>`.
+        const ZOMBIE: u32 = 5;
+        let Ok(pid) = libc::c_int::try_from(pid) else {
+            return ProcessStart::Gone;
+        };
+        if pid <= 0 {
+            return ProcessStart::Gone;
+        }
+        let mut info = MaybeUninit::<libc::proc_bsdinfo>::zeroed();
+        let size = std::mem::size_of::<libc::proc_bsdinfo>() as libc::c_int;
+        // SAFETY: the kernel writes at most `size` bytes into `info`.
+        let n = unsafe {
+            libc::proc_pidinfo(
+                pid,
+                libc::PROC_PIDTBSDINFO,
+                0,
+                info.as_mut_ptr().cast(),
+                size,
+            )
+        };
+        if n == size {
+            // SAFETY: the call filled the whole structure.
+            let info = unsafe { info.assume_init() };
+            if info.pbi_status == ZOMBIE {
+                return ProcessStart::Gone;
+            }
+            return ProcessStart::EpochSeconds(info.pbi_start_tvsec);
+        }
+        if process_alive(pid as u64) {
+            ProcessStart::Unknown
+        } else {
+            ProcessStart::Gone
+        }
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    pub fn process_start(pid: u64) -> super::ProcessStart {
+        alive_or_gone(pid)
+    }
+
     pub fn home_dir() -> PathBuf {
         std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -333,12 +467,12 @@ mod imp {
     use std::os::windows::fs::{FileExt, OpenOptionsExt};
     use std::os::windows::io::AsRawHandle;
     use std::path::{Path, PathBuf};
-    use windows_sys::Win32::Foundation::{CloseHandle, STILL_ACTIVE};
+    use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, STILL_ACTIVE};
     use windows_sys::Win32::Storage::FileSystem::{
         GetFileInformationByHandle, BY_HANDLE_FILE_INFORMATION, FILE_FLAG_BACKUP_SEMANTICS,
     };
     use windows_sys::Win32::System::Threading::{
-        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+        GetExitCodeProcess, GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
     };
 
     pub fn file_id(file: &File) -> io::Result<FileId> {
@@ -432,6 +566,40 @@ mod imp {
             let ok = GetExitCodeProcess(handle, &mut code);
             CloseHandle(handle);
             ok != 0 && code == STILL_ACTIVE as u32
+        }
+    }
+
+    pub fn process_start(pid: u64) -> super::ProcessStart {
+        use super::ProcessStart;
+        let Ok(pid) = u32::try_from(pid) else {
+            return ProcessStart::Gone;
+        };
+        // SAFETY: OpenProcess returns a handle we close, or null; the exit
+        // code and times are written into locals.
+        unsafe {
+            let handle = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+            if handle.is_null() {
+                // Access denied still means the process exists.
+                return if io::Error::last_os_error().raw_os_error() == Some(5) {
+                    ProcessStart::Unknown
+                } else {
+                    ProcessStart::Gone
+                };
+            }
+            let mut code = 0u32;
+            let alive = GetExitCodeProcess(handle, &mut code) != 0 && code == STILL_ACTIVE as u32;
+            let mut created = FILETIME::default();
+            let (mut exited, mut kernel, mut user) = (created, created, created);
+            let timed =
+                GetProcessTimes(handle, &mut created, &mut exited, &mut kernel, &mut user) != 0;
+            CloseHandle(handle);
+            match (alive, timed) {
+                (false, _) => ProcessStart::Gone,
+                (true, false) => ProcessStart::Unknown,
+                (true, true) => ProcessStart::FileTime(
+                    (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime),
+                ),
+            }
         }
     }
 

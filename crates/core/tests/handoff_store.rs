@@ -1,4 +1,4 @@
-//! Handoff capture, offer, status and retention (seed 003) on generated
+//! Handoff capture, offer, status and retention (docs/api/handoff.md) on generated
 //! OpenClaw transcripts and the real moltbot fixtures, with an injected clock.
 
 use chrono::{DateTime, Duration, Utc};

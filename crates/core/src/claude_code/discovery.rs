@@ -45,7 +45,9 @@ pub struct DiscoverOptions {
     /// OpenClaw's state root holding the registries (default: the state dir
     /// as OpenClaw resolves it, see [`resolve_state_dir`]).
     pub registry_root: Option<PathBuf>,
-    /// Sessions the host knows to be running now.
+    /// Sessions the host knows to be running now (in addition to those a
+    /// Claude Code process runs by its liveness record, see
+    /// [`liveness`](super::liveness)).
     pub running_session_ids: Vec<String>,
     /// The host is running Claude Code in this repository: every registry
     /// session of it counts as running (the reference's behaviour).
@@ -84,6 +86,8 @@ pub struct DiscoveredSession {
     pub last_task: Option<String>,
     pub label: Option<String>,
     pub slug: Option<String>,
+    /// A Claude Code process runs the session now (see
+    /// [`liveness`](super::liveness)), or the host said so.
     pub is_running: bool,
     pub origin_marker: Option<String>,
     pub tokens: TokenTotals,
@@ -369,6 +373,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         registry_rows,
         elsewhere: HashMap::new(),
         running_session_ids: options.running_session_ids.clone(),
+        live_session_ids: super::liveness::running_session_ids(&claude_dir),
         repo_busy: options.repo_busy,
     };
 
@@ -691,6 +696,7 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
     let running: HashSet<&str> = inputs
         .running_session_ids
         .iter()
+        .chain(&inputs.live_session_ids)
         .map(String::as_str)
         .collect();
     let build = |id: &str, main: Option<&PathBuf>, subs: &[PathBuf]| -> SessionRow {

@@ -4,6 +4,7 @@ pub mod dir_cache;
 pub mod discovery;
 mod fixed128;
 pub mod history;
+pub mod liveness;
 pub mod origin;
 pub mod paths;
 pub mod prompt;
@@ -19,6 +20,7 @@ pub use discovery::{
     discover_sessions, discover_sessions_as, find_transcript, parse_jsonl_header, DiscoverOptions,
     DiscoveredSession, JsonlHeader, SessionSource, TokenTotals,
 };
+pub use liveness::{running_sessions, LiveSession};
 pub use scan_cache::ScanCache;
 pub use scan_store::PersistentCache;
 

@@ -93,8 +93,11 @@ pub fn parse_origin_marker(text: &str) -> Option<Vec<(String, String)>> {
     None
 }
 
+/// The `(key, value)` pairs of a marker.
+pub type MarkerPairs = Vec<(String, String)>;
+
 /// Where the first origin marker of `text` is: its byte range and pairs.
-fn find_marker(text: &str) -> Option<(std::ops::Range<usize>, Vec<(String, String)>)> {
+fn find_marker(text: &str) -> Option<(std::ops::Range<usize>, MarkerPairs)> {
     let mut from = 0;
     while let Some(at) = text[from..].find(OPEN).map(|i| i + from) {
         let body_start = at + OPEN.len();
@@ -117,7 +120,7 @@ pub const BRIEFING_SEPARATOR: &str = "---";
 /// the spawn pre-flight's, the task first and the marker opening the
 /// briefing after it (the task is what precedes it, without the
 /// [`BRIEFING_SEPARATOR`] line). Text without a marker is returned as it is.
-pub fn split_origin(text: &str) -> (&str, Option<Vec<(String, String)>>) {
+pub fn split_origin(text: &str) -> (&str, Option<MarkerPairs>) {
     let Some((range, pairs)) = find_marker(text) else {
         return (text, None);
     };

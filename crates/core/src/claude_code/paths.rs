@@ -3,7 +3,7 @@
 //! Claude Code names a project folder after the directory it was launched in:
 //! every UTF-16 code unit that is not ASCII `[A-Za-z0-9]` becomes `-`, and
 //! names longer than 200 units are cut to 200 and given a hash suffix that
-//! depends on the runtime (research: claude-code-jsonl.md §2). We therefore
+//! depends on the runtime (docs/formats.md, "Claude Code transcripts"). We therefore
 //! match long names by prefix and confirm them with the `cwd` in the files.
 
 use std::fs;

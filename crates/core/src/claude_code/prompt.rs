@@ -3,7 +3,7 @@
 //! Claude Code writes many `user` lines that are not prompts: tool results,
 //! slash-command expansions (`isMeta`), compaction summaries, command output
 //! wrappers. These rules follow Claude Code's own first-prompt picker
-//! (research: claude-code-jsonl.md §3.2).
+//! (docs/formats.md, "Prompts").
 
 use crate::json_scan::{as_str, field, Elements};
 

@@ -46,6 +46,10 @@ pub struct Inputs {
     pub elsewhere: HashMap<String, PathBuf>,
     /// What the host said is running: these sessions...
     pub running_session_ids: Vec<String>,
+    /// ...and those a Claude Code process is running now by its liveness
+    /// record (sorted): a process that starts or ends changes no project
+    /// folder, so it must change the inputs.
+    pub live_session_ids: Vec<String>,
     /// ...or, when it is running Claude Code in the repository, every
     /// registry session of it.
     pub repo_busy: bool,

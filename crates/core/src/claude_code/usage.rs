@@ -6,7 +6,8 @@
 //! copies. Counting each line would inflate input and cache counts 2-4x, so
 //! lines are grouped by (`message.id`, `requestId`) — or (`message.id`,
 //! `sessionId`) without a request id — and each group counts once, with the
-//! largest `output_tokens` seen (research: claude-code-jsonl.md §4).
+//! largest `output_tokens` seen (docs/formats.md, "Usage: one count per API
+//! response").
 
 use super::fixed128::Fixed128;
 use serde::{Deserialize, Serialize};

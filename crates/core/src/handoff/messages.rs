@@ -1,6 +1,6 @@
 //! The conversation an agent was having: the last user and assistant
-//! messages on the active branch of an OpenClaw transcript (research:
-//! openclaw-formats.md §4), with what is needed to verify it later.
+//! messages on the active branch of an OpenClaw transcript (docs/formats.md,
+//! "OpenClaw transcripts"), with what is needed to verify it later.
 
 use crate::openclaw::entry::EntryHead;
 use crate::openclaw::events::{line_ends, split_lines};

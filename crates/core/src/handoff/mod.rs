@@ -1,5 +1,5 @@
-//! Session handoff (seed 003): what an agent was doing, carried to its next
-//! session.
+//! Session handoff (docs/api/handoff.md): what an agent was doing, carried
+//! to its next session.
 
 pub mod messages;
 pub mod patterns;

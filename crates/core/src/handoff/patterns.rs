@@ -1,6 +1,6 @@
 //! Blockers, decisions, insights and accomplishments in an agent's messages.
 //!
-//! The seed's first-match regexes call "Fixed the crash" a blocker and "done"
+//! The original design's first-match regexes call "Fixed the crash" a blocker and "done"
 //! in any sentence an accomplishment. Here each sentence is matched against
 //! phrase sets compiled once; a sentence that reports a fix is never a
 //! blocker, questions count for less, and greetings and thanks are skipped.

@@ -1,10 +1,10 @@
-//! The handoff state file (seed 003 §3.3) and the context block a new
-//! session is given from it (§5.2).
+//! The handoff state file and the context block a new session is given
+//! from it (docs/api/handoff.md).
 
 use super::summary::HandoffSummary;
 use serde::{Deserialize, Serialize};
 
-/// `handoff/session-state.json`: the seed's `SessionState`, plus what was
+/// `handoff/session-state.json`: the original design's `SessionState`, plus what was
 /// captured from where and how the summary was made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -48,7 +48,7 @@ fn jsonl_store() -> String {
     "jsonl".to_owned()
 }
 
-/// One pattern of the captured messages (seed 003 `PatternNote`).
+/// One pattern of the captured messages (the original design's `PatternNote`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PatternNote {
@@ -87,7 +87,7 @@ fn or_none(s: &str) -> &str {
     }
 }
 
-/// The seed's "Previous Session Context" markdown block of a state (its
+/// The original design's "Previous Session Context" markdown block of a state (its
 /// `updatedAt`, `project` and `summary`); empty lists and fields read
 /// `(none)`.
 pub fn render_context(updated_at: &str, project: &str, s: &HandoffSummary) -> String {

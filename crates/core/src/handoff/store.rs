@@ -1,4 +1,4 @@
-//! The handoff directory of an agent (seed 003 §3.4):
+//! The handoff directory of an agent (docs/formats.md, "Registries"):
 //! `<state>/agents/<agent>/handoff/` with `session-state.json`,
 //! `snapshots/<time>.json` and `patterns/<date>.jsonl`.
 //!
@@ -26,9 +26,9 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 
-/// Hours a handoff stays valid (seed 003 §9).
+/// Hours a handoff stays valid.
 pub const DEFAULT_EXPIRY_HOURS: f64 = 24.0;
-/// Messages read from the end of the transcript (seed 003 §4.1).
+/// Messages read from the end of the transcript.
 pub const DEFAULT_MESSAGE_LIMIT: usize = 50;
 /// How long the host's summarize callback may take.
 pub const DEFAULT_SUMMARIZE_TIMEOUT_MS: u64 = 20_000;
@@ -37,7 +37,7 @@ pub const DEFAULT_SUMMARIZE_TIMEOUT_MS: u64 = 20_000;
 const PROMPT_MESSAGE_CHARS: usize = 2_000;
 /// A handoff offered less than this long ago is not offered again.
 const REOFFER_AFTER_MINUTES: i64 = 5;
-/// What may ask for a capture (seed 003 §3.2 and §5.3).
+/// What may ask for a capture (`CaptureHandoffOptions.trigger`).
 pub const TRIGGERS: [&str; 7] = [
     "reset", "new", "stop", "manual", "periodic", "tool", "signal",
 ];
@@ -504,7 +504,7 @@ fn offer_refusal(state: &SessionState, now: DateTime<Utc>, force: bool) -> Optio
     (recent && !force).then_some("offered less than 5 minutes ago")
 }
 
-/// The seed's `checkForHandoff`: the state when one is available, not
+/// The original design's `checkForHandoff`: the state when one is available, not
 /// expired and not offered in the last 5 minutes (unless `force`), marked
 /// as offered now; `None` otherwise. Expired snapshots and pattern files
 /// are pruned.

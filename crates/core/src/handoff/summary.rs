@@ -1,4 +1,4 @@
-//! The handoff summary (seed 003 §3.3): what was being done, what blocked
+//! The handoff summary: what was being done, what blocked
 //! it, what was decided and what comes next. The host's model writes it when
 //! it can; otherwise it is derived from the messages and their patterns.
 

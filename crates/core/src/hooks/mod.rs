@@ -1,4 +1,4 @@
-//! Helpers for the Claude Code hooks OpenClaw installs (seed 004): the hook
+//! Helpers for the Claude Code hooks OpenClaw installs (docs/api/hooks.md): the hook
 //! registry's settings, the context pressure of a running session, and the
 //! state of its terminal pane for the wake message.
 

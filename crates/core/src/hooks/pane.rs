@@ -1,5 +1,5 @@
 //! What a Claude Code terminal shows (from `tmux capture-pane` text), and the
-//! wake message a hook sends the OpenClaw agent supervising it (seed 004).
+//! wake message a hook sends the OpenClaw agent supervising it.
 
 /// What the Claude Code pane is waiting for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -46,7 +46,7 @@ pub struct ContextPressure {
     /// `tokens` as a whole percentage of the context window, capped at 100.
     pub percent: u32,
     pub level: PressureLevel,
-    /// The seed's one-line form, e.g. `context: 72% [WARNING]`.
+    /// The one-line form for a status line, e.g. `context: 72% [WARNING]`.
     pub line: String,
 }
 

@@ -1,4 +1,4 @@
-//! The hook registry (seed 004): global `hook_settings`, per-agent overrides,
+//! The hook registry (docs/api/hooks.md): global `hook_settings`, per-agent overrides,
 //! strict validation with JSON paths, and the field-by-field merge
 //! per-agent > global > built-in defaults.
 

@@ -1,7 +1,7 @@
 //! Whether an OpenClaw process owns a state dir, and whether a session is
-//! idle, for edits of the SQLite store (research: openclaw-sqlite-store.md
-//! §4, and OpenClaw 2026.8.2/2026.9.6 `gateway-lock`, `pid-alive`,
-//! `session-event-payload`, read and run against a live gateway).
+//! idle, for edits of the SQLite store (as OpenClaw 2026.8.2 and 2026.9.6
+//! `gateway-lock`, `pid-alive` and `session-event-payload` do, read and run
+//! against a live gateway).
 //!
 //! **Ownership.** A gateway (and a local embedded agent run, a doctor
 //! maintenance or a skill apply) holds `<realpath(state)>/tmp/openclaw-<uid>/

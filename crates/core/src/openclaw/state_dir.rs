@@ -1,5 +1,5 @@
-//! Where OpenClaw keeps its state, and how it names agents (research:
-//! openclaw-formats.md §2.1).
+//! Where OpenClaw keeps its state, and how it names agents (docs/formats.md,
+//! "OpenClaw's state dir").
 
 use crate::claude_code::paths::home_dir;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
-//! Stripping old tool calls from an OpenClaw transcript (seed 001, on the
-//! real format of research openclaw-formats.md §4).
+//! Stripping old tool calls from an OpenClaw transcript (docs/api/cleaning.md;
+//! the format: docs/formats.md, "OpenClaw transcripts").
 //!
 //! Turns start at user messages, counted along the active path (the branch
 //! OpenClaw builds its context from; abandoned branches are left alone). Of
@@ -94,7 +94,7 @@ pub struct TurnReport {
     pub zone: &'static str,
 }
 
-/// Counts of an edit (the seed's statistics).
+/// Counts of an edit (the original design's statistics).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StripStats {
     pub messages_original: u32,

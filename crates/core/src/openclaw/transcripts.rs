@@ -1,6 +1,6 @@
 //! An agent's OpenClaw transcripts, whichever store holds them: what is
 //! listed about each, which one an id or key means, and what one holds
-//! (research: openclaw-formats.md §2.2, §3, §4; openclaw-sqlite-store.md §6).
+//! (docs/formats.md, "OpenClaw transcripts").
 
 use super::events::split_lines;
 use crate::error::{Error, ErrorCode, Result};

@@ -1,7 +1,7 @@
 //! The active path of a transcript: the entries OpenClaw walks when it
 //! builds the session's context, by the rules of its tree scan
 //! (`scanSessionTranscriptNavigation`, the same in 2026.8.2 and 2026.9.6;
-//! research: openclaw-formats.md §4.5, openclaw-sqlite-store.md §3).
+//! docs/formats.md, "The tree").
 //!
 //! Entries are read in order. The session header is not part of the tree.
 //! Canonical entries (messages, compactions, resets, …) need an id; each

@@ -20,14 +20,12 @@ const QUOTE_UNITS: usize = 120;
 /// Files of an earlier session named.
 const FILES_SHOWN: usize = 8;
 
-/// What the briefing says about an earlier session of the repository that
-/// seems relevant to the task.
+/// An earlier session of the repository that seems relevant to the task,
+/// for the briefing to describe.
 #[derive(Debug, Clone)]
 pub struct PriorContext<'a> {
     /// The session.
     pub session: &'a DiscoveredSession,
-    /// Why it was found relevant.
-    pub reason: String,
 }
 
 /// The lines of the briefing, each a fact; `marker` opens it.
@@ -76,7 +74,7 @@ pub fn briefing_lines(
         lines.push(format!("Recent commits: {}", commits.join("; ")));
     }
     if let Some(prior) = prior {
-        lines.push(prior_line(prior, now));
+        lines.push(prior_line(prior, &status.repo.path, now));
     }
     let sessions: Vec<String> = status
         .sessions
@@ -156,32 +154,33 @@ fn session_summary(s: &DiscoveredSession, now: i64) -> String {
     )
 }
 
-fn prior_line(p: &PriorContext<'_>, now: i64) -> String {
+fn prior_line(p: &PriorContext<'_>, repo: &str, now: i64) -> String {
     let s = p.session;
     let asked = s.last_task.as_deref().unwrap_or(&s.first_message);
     let mut line = format!(
-        "Earlier session on this work: {} ({}, branch {}, {} lines; {}). It was asked: \"{}\".",
+        "Earlier session on this work: {} ({}, branch {}). It was asked: \"{}\".",
         s.session_id,
         relative_date(s.last_modified.timestamp(), now),
         s.branch,
-        s.message_count,
-        p.reason,
         quote(asked)
     );
     if let Some(last) = s.last_user_message.as_deref().filter(|l| *l != asked) {
-        line.push_str(&format!(" Its last prompt: \"{}\".", quote(last)));
+        line.push_str(&format!(" It stopped after: \"{}\".", quote(last)));
     }
     if !s.files_touched.is_empty() {
+        let inside = format!("{}/", repo.trim_end_matches('/'));
         let files: Vec<&str> = s
             .files_touched
             .iter()
             .rev()
             .take(FILES_SHOWN)
-            .map(String::as_str)
+            .map(|f| f.strip_prefix(&inside).unwrap_or(f))
             .collect();
         line.push_str(&format!(" Files it touched: {}.", files.join(", ")));
     }
-    line.push_str(" Its transcript is readable with `claude --resume` in this repository.");
+    if let Some(path) = &s.transcript_path {
+        line.push_str(&format!(" Transcript: {path}"));
+    }
     line
 }
 

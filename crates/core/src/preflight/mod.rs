@@ -429,14 +429,13 @@ pub fn preflight_spawn(
                         .any(|r| r.claude_session_id == s.session_id && same_repo(&r.cwd, &repo))
                 })
                 .collect();
-            resume =
-                pick(&req.task, branch, &resumable, opts, now).map(|(s, _)| s.session_id.clone());
+            resume = pick(&req.task, branch, &resumable, opts, now).map(|s| s.session_id.clone());
         }
         if resume.is_none() && opts.continuation_context {
             let earlier: Vec<&DiscoveredSession> =
                 sessions.iter().filter(|s| !s.is_running).take(20).collect();
             prior = pick(&req.task, branch, &earlier, opts, now)
-                .map(|(session, reason)| PriorContext { session, reason });
+                .map(|session| PriorContext { session });
         }
     }
 
@@ -507,8 +506,15 @@ fn running_session(
         });
     }
     let now = SystemTime::now();
+    // Only sessions discovery saw change within the window (and a second
+    // of slack) are stat'ed again.
+    let since = chrono::Duration::from_std(opts.busy_window.saturating_add(Duration::from_secs(1)))
+        .ok()
+        .and_then(|window| chrono::DateTime::<chrono::Utc>::from(now).checked_sub_signed(window))
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
     sessions
         .iter()
+        .filter(|s| s.last_modified >= since)
         .filter(|s| !opts.finished_session_ids.contains(&s.session_id))
         .find(|s| {
             s.transcript_path
@@ -540,16 +546,16 @@ fn describe_running(r: &RunningSession) -> String {
     out
 }
 
-/// The session among `candidates` the selection's score picks for `task`
-/// (at least the threshold, and at least the minimum relevance), with the
-/// score's reason.
+/// The session among `candidates` the selection's score picks for `task`:
+/// the best scored at least the threshold, with at least the minimum
+/// relevance.
 fn pick<'a>(
     task: &str,
     branch: &str,
     candidates: &[&'a DiscoveredSession],
     opts: &PreflightOptions,
     now: chrono::DateTime<chrono::Utc>,
-) -> Option<(&'a DiscoveredSession, String)> {
+) -> Option<&'a DiscoveredSession> {
     candidates
         .iter()
         .filter_map(|s| {
@@ -559,8 +565,8 @@ fn pick<'a>(
                 return None;
             }
             let score = score_session(&c, branch, &rel, None, opts.resume_threshold, now);
-            (score.score >= opts.resume_threshold).then(|| (*s, score.score, rel.reasoning))
+            (score.score >= opts.resume_threshold).then_some((*s, score.score))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(s, _, reason)| (s, reason))
+        .map(|(s, _)| s)
 }

@@ -1,7 +1,7 @@
 //! Was a `claude --resume` rejected, and what should the caller do about it?
 //!
-//! Only positive evidence counts (research: resume-and-cleaning-anchors §1.4,
-//! §4): the structured stream-json `result` of a run that failed before any
+//! Only positive evidence counts (docs/api/resume.md, "A failed resume"): the
+//! structured stream-json `result` of a run that failed before any
 //! API call (`is_error`, `num_turns == 0`, `duration_api_ms == 0`), the
 //! "No conversation found with session ID" text, or a failed run that
 //! reports a different session id than the one requested. Rate limits,

@@ -1,6 +1,6 @@
 //! Which Claude Code session a conversation resumes with an agent, and the
-//! guards that decide whether it may (seed 002, with what multica, Open
-//! Design and OpenClaw learned: research resume-and-cleaning-anchors §1–4).
+//! guards that decide whether it may (docs/api/resume.md; the guards follow
+//! what other agent hosts, multica, Open Design and OpenClaw, learned).
 //!
 //! Storage: one JSON file per agent, `<stateDir>/agents/<agentId>/claude-code-resume.json`
 //! (`{"pins": {conversationId: pin}, "epochs": {conversationId: n}}`), and one

@@ -38,7 +38,7 @@ pub fn resolve_model_id(model: &str) -> String {
     .to_owned()
 }
 
-/// The seed's relevance prompt for `task` and the candidates.
+/// The original design's relevance prompt for `task` and the candidates.
 pub fn relevance_prompt(task: &str, candidates: &[Candidate]) -> String {
     let list: Vec<String> = candidates
         .iter()

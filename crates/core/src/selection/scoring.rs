@@ -1,5 +1,5 @@
 //! The five-factor score of a candidate session (reference
-//! `session-selection.ts` @ 645e0c6c, constants of seed 000 §3).
+//! `session-selection.ts` @ 645e0c6c, with its constants).
 
 use super::{Candidate, Relevance};
 use chrono::{DateTime, Utc};

@@ -1,6 +1,6 @@
 //! The JSONL session store of OpenClaw up to 2026.7: one file per session
 //! in `<state>/agents/<agent>/sessions/`, indexed by `sessions.json`
-//! (research: openclaw-formats.md §2.2, §5).
+//! (docs/formats.md, "The JSONL store").
 //!
 //! An edit takes OpenClaw's transcript lock, keeps a backup, replaces the
 //! file atomically and carries over every line another writer appends

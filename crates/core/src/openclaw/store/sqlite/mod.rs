@@ -1,6 +1,6 @@
 //! The SQLite session store of OpenClaw 2026.8 and later: one database per
-//! agent, `<state>/agents/<agent>/agent/openclaw-agent.sqlite` (research:
-//! openclaw-sqlite-store.md). Sessions are `session_windows` rows (one per
+//! agent, `<state>/agents/<agent>/agent/openclaw-agent.sqlite`
+//! (docs/formats.md, "The SQLite store"). Sessions are `session_windows` rows (one per
 //! transcript generation), reached through `session_nodes` keys; a
 //! transcript is the session's `transcript_events` rows in `seq` order.
 //!

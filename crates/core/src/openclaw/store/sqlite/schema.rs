@@ -1,6 +1,6 @@
 //! Which agent databases this addon reads and writes: the schema versions it
 //! was tested against, each with the exact columns of every table it touches
-//! (research: openclaw-sqlite-store.md §1–2). Anything else is refused
+//! (read from OpenClaw's own schema). Anything else is refused
 //! before a single row is read.
 
 use crate::error::{Error, ErrorCode, Result};

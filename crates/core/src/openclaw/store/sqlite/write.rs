@@ -1,6 +1,6 @@
-//! Writing a session's transcript the way OpenClaw's own writers do
-//! (research: openclaw-sqlite-store.md §3, §5 and "What a safe external
-//! editor must do"):
+//! Writing a session's transcript the way OpenClaw's own writers do (what a
+//! safe external editor of the store must do; COMPATIBILITY.md, "OpenClaw
+//! 2026.8 and later: the SQLite store"):
 //!
 //! - changed rows in identity form (`event_json`, no zstd frame, no
 //!   navigation, `event_utf8_bytes` its UTF-8 length); rows that do not
