@@ -49,7 +49,7 @@ function respond(req) {
   if (isTitleRequest(req)) return { text: req.lastUserText.split('\n')[1] ?? 'Untitled' };
   const task = taskMessage(req) ?? '';
   const calls = [...toolCalls].find(([word]) => task.includes(word));
-  if (calls && req.toolResults.length === 0) return { toolCalls: calls[1] };
+  if (calls && !req.messages.some((m) => m.role === 'assistant')) return { toolCalls: calls[1] };
   const held = [...holds].find(([word]) => task.includes(word));
   return { text: `Done: ${task.split('\n')[0]}`, ...(held ? { hold: held[1].promise } : {}) };
 }
