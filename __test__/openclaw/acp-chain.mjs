@@ -85,10 +85,12 @@ export default {
           timeoutMs: 300000,
         });
         registerAcpRuntimeBackend({ id: 'acpx', runtime, healthy: () => true });
+        api.logger.info('acpx stand-in: backend acpx registered');
       },
       async stop() {
         unregisterAcpRuntimeBackend('acpx');
         await runtime?.shutdown();
+        api.logger.info('acpx stand-in: backend acpx stopped');
       },
     });
   },
@@ -209,6 +211,13 @@ export async function startChain({ api, plugin, pluginConfig = {} }) {
     await sleep(200);
   }
   assert.match(log, /\] ready/, `the gateway was not ready in 240 s:\n${log}`);
+  // Plugin services start after "ready": a spawn before the backend is
+  // registered fails at once, without reaching Claude Code.
+  while (!/backend acpx registered/.test(log) && Date.now() - started < 360_000) {
+    assert.equal(gateway.exitCode, null, `the gateway exited:\n${log}`);
+    await sleep(200);
+  }
+  assert.match(log, /backend acpx registered/, `the acpx backend was not registered in 360 s:\n${log}`);
   assert.match(log, new RegExp(`plugins: [^)]*${PLUGIN_ID}`), 'the gateway loaded the plugin');
 
   let stopped = false;
@@ -216,6 +225,8 @@ export async function startChain({ api, plugin, pluginConfig = {} }) {
     scratch, home, state, claudeDir, port, token, env, gateway, marker, packages, configFile,
     /** Everything the gateway printed so far. */
     log: () => log,
+    /** What explains a spawn that went wrong: the gateway's ACP, warning and error lines. */
+    diagnostics: () => log.split('\n').filter((l) => /acp|spawn|warn|error|fail/i.test(l)).slice(-60).join('\n'),
     /** The `openclaw` CLI against this state dir. */
     cli,
     /** This package's plugin config, written to the config file (then `reloadPlugin`). */

@@ -125,7 +125,8 @@ function blocked(res) {
  */
 async function spawnClaude(args, { wait = true } = {}) {
   const { childSessionKey } = accepted(await chain.spawnClaude(args));
-  const req = await api.waitForRequest((r) => !isTitleRequest(r) && (taskMessage(r) ?? '').includes(args.task), 300_000);
+  const req = await api.waitForRequest((r) => !isTitleRequest(r) && (taskMessage(r) ?? '').includes(args.task), 300_000)
+    .catch((e) => assert.fail(`${e.message}: Claude Code never sent the task of ${childSessionKey}\n${chain.diagnostics()}`));
   if (wait) await ended(req.sessionId);
   return { childSessionKey, sessionId: req.sessionId, sent: taskMessage(req) };
 }
@@ -304,9 +305,10 @@ test('attribution outlives OpenClaw\'s ACP record: the spawned session is source
 test('the plugin failing (its Claude config dir is a file) never stops a spawn: Claude Code gets the task as asked', { timeout: 600_000 }, async () => {
   const file = path.join(chain.scratch, 'not-a-folder');
   fs.writeFileSync(file, 'x');
-  chain.setPluginConfig({ claudeConfigDir: file });
-  chain.cli(['plugins', 'reload', PLUGIN_ID]);
   const logBefore = chain.log().length;
+  chain.setPluginConfig({ claudeConfigDir: file });
+  // The gateway applies a plugin's config change without a restart.
+  await until('the gateway to apply the plugin config', () => new RegExp(`config hot reload applied \\([^)]*${PLUGIN_ID}`).test(chain.log().slice(logBefore)), 300_000, 500);
   const task = 'Document the zeta entry module';
   const run = await spawnClaude({ task, cwd: repos.zeta.dir });
   assert.ok(run.sent.startsWith(task), run.sent);
