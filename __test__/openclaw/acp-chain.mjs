@@ -205,20 +205,29 @@ export async function startChain({ api, plugin, pluginConfig = {} }) {
   let log = '';
   gateway.stdout.on('data', (d) => (log += d));
   gateway.stderr.on('data', (d) => (log += d));
-  const started = Date.now();
-  while (!/\] ready/.test(log) && Date.now() - started < 240_000) {
-    assert.equal(gateway.exitCode, null, `the gateway exited:\n${log}`);
-    await sleep(200);
+  const waitFor = async (re, what, ms) => {
+    const started = Date.now();
+    while (!re.test(log) && Date.now() - started < ms) {
+      if (gateway.exitCode !== null) break;
+      await sleep(200);
+    }
+    if (!re.test(log)) throw new Error(`${what}:\n${log}`);
+  };
+  try {
+    await waitFor(/\] ready/, 'the gateway was not ready in 240 s', 240_000);
+    // Plugin services start after "ready": a spawn before the backend is
+    // registered fails at once, without reaching Claude Code.
+    await waitFor(/backend acpx registered/, 'the acpx backend was not registered in 120 s', 120_000);
+    assert.match(log, new RegExp(`plugins: [^)]*${PLUGIN_ID}`), 'the gateway loaded the plugin');
+  } catch (e) {
+    // Nothing outlives a gateway that did not come up.
+    for (const pid of processesMarked(marker)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+    throw e;
   }
-  assert.match(log, /\] ready/, `the gateway was not ready in 240 s:\n${log}`);
-  // Plugin services start after "ready": a spawn before the backend is
-  // registered fails at once, without reaching Claude Code.
-  while (!/backend acpx registered/.test(log) && Date.now() - started < 360_000) {
-    assert.equal(gateway.exitCode, null, `the gateway exited:\n${log}`);
-    await sleep(200);
-  }
-  assert.match(log, /backend acpx registered/, `the acpx backend was not registered in 360 s:\n${log}`);
-  assert.match(log, new RegExp(`plugins: [^)]*${PLUGIN_ID}`), 'the gateway loaded the plugin');
 
   let stopped = false;
   const chain = {
