@@ -218,6 +218,10 @@ test('plugin: an error or an overrun lets the spawn proceed as asked, with one w
   assert.equal(await broken.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'x', cwd: w.repo })), undefined);
   assert.equal(broken.log.warn.length, 1);
   assert.match(broken.log.warn[0], /spawn pre-flight failed, the spawn proceeds as asked \(.*not a folder/);
+  const hostile = load({ claudeConfigDir: w.claudeConfigDir }, { get acp() { throw new Error('config unreadable'); } });
+  assert.equal(await hostile.fire('before_tool_call', ...spawnCall({ runtime: 'acp', task: 'x', cwd: w.repo })), undefined);
+  assert.equal(hostile.log.warn.length, 1);
+  assert.match(hostile.log.warn[0], /config unreadable/);
   const slow = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: { budgetMs: 1 } });
   assert.equal(await slow.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'x', cwd: w.repo })), undefined);
   assert.deepEqual(slow.log.warn, ['openclaw-session-intel: spawn pre-flight took longer than 1 ms, the spawn proceeds as asked']);

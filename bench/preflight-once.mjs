@@ -2,7 +2,7 @@
 // In one fresh process: the spawn pre-flight of a Claude Code spawn in a
 // repository, or what it is measured against, gatherProjectStatus and
 // discoverSessions called one after the other. Prints the first call's time
-// and the median of the repeated calls, in ms.
+// and the median of the repeated calls, wall and CPU (all threads), in ms.
 //   node bench/preflight-once.mjs <repo> <claudeDir> <stateDir> preflight|separate [runs]
 
 import { performance } from 'node:perf_hooks';
@@ -26,14 +26,16 @@ const calls = {
   },
 };
 const call = calls[what];
-const t = performance.now();
-await call();
-const firstMs = performance.now() - t;
-const times = [];
-for (let i = 0; i < runs; i++) {
-  const s = performance.now();
+/** Wall and CPU time (every thread of the process) of one call, in ms. */
+async function timed() {
+  const cpu = process.cpuUsage();
+  const t = performance.now();
   await call();
-  times.push(performance.now() - s);
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 };
 }
-times.sort((a, b) => a - b);
-console.log(JSON.stringify({ firstMs, medianMs: times[Math.floor(runs / 2)] }));
+const first = await timed();
+const repeated = [];
+for (let i = 0; i < runs; i++) repeated.push(await timed());
+const median = (key) => repeated.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(runs / 2)];
+console.log(JSON.stringify({ firstMs: first.ms, firstCpuMs: first.cpuMs, medianMs: median('ms'), medianCpuMs: median('cpuMs') }));

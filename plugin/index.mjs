@@ -479,9 +479,6 @@ async function preflight(api, event, ctx) {
       },
     );
     result = await Promise.race([run, overrun]);
-  } catch (e) {
-    api.logger.warn(`${PLUGIN_ID}: spawn pre-flight failed, the spawn proceeds as asked (${describe(coded(e))})`);
-    return undefined;
   } finally {
     clearTimeout(timer);
   }
@@ -519,7 +516,9 @@ async function preflight(api, event, ctx) {
   spawns.set(spawn.nonce, spawn);
   if (!resumeId) startLearning(api);
   api.logger.info(`${PLUGIN_ID}: spawn pre-flight ${result.decision} ${spawn.nonce} in ${took} ms: ${result.reason}`);
-  await record(api, agentId, {
+  // The record is written within what is left of the budget; a slow disk
+  // finishes it in the background.
+  const recording = record(api, agentId, {
     nonce: spawn.nonce,
     claudeSessionId: resumeId,
     requesterSessionKey: requesterKey,
@@ -533,6 +532,12 @@ async function preflight(api, event, ctx) {
     decision: result.decision,
     startedAt: new Date(started).toISOString(),
   });
+  let wait;
+  await Promise.race([recording, new Promise((resolve) => {
+    wait = setTimeout(resolve, Math.max(0, p.budgetMs - (Date.now() - started)));
+    wait.unref?.();
+  })]);
+  clearTimeout(wait);
   /** @type {Record<string, string>} */
   const patch = {};
   if (result.params.task) patch.task = result.params.task;
@@ -542,6 +547,8 @@ async function preflight(api, event, ctx) {
 
 /** @param {Api} api */
 function registerSpawnPreflight(api) {
+  // Whatever goes wrong, the spawn proceeds as asked: OpenClaw blocks a
+  // call whose before_tool_call handler throws.
   api.on('before_tool_call', async (event, ctx) => {
     if (event.toolName !== 'sessions_spawn') return undefined;
     try {
@@ -583,9 +590,12 @@ function registerSpawnPreflight(api) {
       if (typeof key !== 'string' || !key.includes(':acp:')) return;
       let s = [...spawns.values()].find((x) => x.childSessionKey === key);
       if (!s && event.phase === 'started') {
-        // The oldest spawn of this requester still waiting for its child.
+        // The oldest spawn of this requester still waiting for its child,
+        // among those started recently enough to be waiting still (one
+        // OpenClaw refused fires no hook and never gets a child).
         const requester = ctx?.requesterSessionKey;
-        s = [...spawns.values()].find((x) => !x.childSessionKey && !x.ended && (!requester || !x.requesterSessionKey || x.requesterSessionKey === requester));
+        s = [...spawns.values()].find((x) => !x.childSessionKey && !x.ended && Date.now() - x.startedAt < UNSEEN_START_MS
+          && (!requester || !x.requesterSessionKey || x.requesterSessionKey === requester));
         if (s) {
           s.childSessionKey = key;
           s.started = true;

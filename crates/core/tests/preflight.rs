@@ -289,6 +289,52 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
     )));
 }
 
+/// A Claude Code CLI process's liveness record, as the CLI writes it.
+#[cfg(target_os = "linux")]
+fn live_record(w: &World, pid: u32, session: &str, cwd: &Path) {
+    use session_intel_core::platform::{process_start, ProcessStart};
+    let ProcessStart::BootTicks(ticks) = process_start(pid.into()) else {
+        panic!("no start time for {pid}");
+    };
+    let dir = w.claude.join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    let record = serde_json::json!({
+        "pid": pid, "sessionId": session, "cwd": cwd, "startedAt": 1795764752558u64,
+        "procStart": ticks.to_string(), "version": "2.1.328", "kind": "interactive",
+        "entrypoint": "cli", "status": "busy",
+    });
+    fs::write(dir.join(format!("{pid}.json")), record.to_string()).unwrap();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_live_claude_code_process_blocks_its_repository_by_its_liveness_record() {
+    let w = World::new();
+    // An idle terminal session: nothing written for an hour, its process alive.
+    w.session(&w.repo, A, "Rename the cart", &[], HOUR);
+    let mut cli = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    live_record(&w, cli.id(), A, &w.repo.join("src"));
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &w.options());
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    assert!(out.reason.contains(A), "{}", out.reason);
+    assert_eq!(out.running.unwrap().signal, "liveness");
+    assert!(out.reason.contains("process is alive"), "{}", out.reason);
+    let out = w.run(&w.request("Write a post", Some(&w.other)), &w.options());
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    cli.kill().unwrap();
+    cli.wait().unwrap();
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &w.options());
+    assert_eq!(
+        out.decision,
+        Decision::Brief,
+        "a dead process's record: {}",
+        out.reason
+    );
+}
+
 #[test]
 fn an_explicit_resume_is_kept_when_its_transcript_exists_and_blocked_when_it_is_gone() {
     let w = World::new();

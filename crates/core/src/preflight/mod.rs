@@ -25,11 +25,12 @@ mod find;
 pub use find::find_spawned_session;
 
 use crate::claude_code::discovery::find_transcript;
+use crate::claude_code::liveness::running_sessions;
 use crate::claude_code::origin::origin_marker_for;
 use crate::claude_code::paths::{claude_config_dir, resolve_lexically};
-use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, ScanCache};
+use crate::claude_code::{DiscoverOptions, DiscoveredSession, ScanCache};
 use crate::error::{Error, ErrorCode, Result};
-use crate::project_status::{gather_project_status, ProjectStatusOptions};
+use crate::project_status::{gather_with_sessions, ProjectStatusOptions};
 use crate::selection::relevance::semantic_fallback;
 use crate::selection::scoring::score_session;
 use crate::selection::{Candidate, DEFAULT_RESUME_THRESHOLD};
@@ -150,6 +151,10 @@ pub struct PreflightOptions {
     /// Discovery's persistent scan cache.
     pub persistent_cache: crate::claude_code::PersistentCache,
 }
+
+/// Earlier sessions weighed for the briefing's context: the most recent
+/// ones, as many as the briefing's recent sessions `selectSession` weighs.
+const RECENT_CANDIDATES: usize = 5;
 
 /// Default longest briefing, in characters.
 pub const DEFAULT_BRIEFING_MAX_CHARS: usize = 1500;
@@ -382,22 +387,20 @@ pub fn preflight_spawn(
         persistent_cache: opts.persistent_cache.clone(),
         stat_every_file: false,
     };
-    let status = gather_project_status(
+    let (status, sessions) = gather_with_sessions(
         cwd,
         Some(&req.agent_id),
         &ProjectStatusOptions {
-            discover: discover.clone(),
+            discover,
             github_timeout: opts.github_timeout,
         },
         cache,
     )?;
     let repo = resolve_lexically(&status.repo.path);
-    // The same call again is answered from discovery's memo.
-    let sessions = discover_sessions(&status.repo.path, &discover, cache);
 
     // A session running in the repository now.
     if opts.guards.busy != GuardMode::Off {
-        if let Some(running) = running_session(&repo, &sessions, opts) {
+        if let Some(running) = running_session(&repo, &claude_dir, &sessions, opts) {
             let who = describe_running(&running);
             let reason = format!(
                 "Claude Code is already working in {}: {who}. Two Claude Code sessions editing one working tree overwrite each other's changes. Wait until it has finished (its result is announced to you), or spawn in another repository or git worktree.",
@@ -432,8 +435,12 @@ pub fn preflight_spawn(
             resume = pick(&req.task, branch, &resumable, opts, now).map(|s| s.session_id.clone());
         }
         if resume.is_none() && opts.continuation_context {
-            let earlier: Vec<&DiscoveredSession> =
-                sessions.iter().filter(|s| !s.is_running).take(20).collect();
+            // The sessions `selectSession` weighs: the briefing's recent ones.
+            let earlier: Vec<&DiscoveredSession> = sessions
+                .iter()
+                .filter(|s| !s.is_running)
+                .take(RECENT_CANDIDATES)
+                .collect();
             prior = pick(&req.task, branch, &earlier, opts, now)
                 .map(|session| PriorContext { session });
         }
@@ -488,10 +495,13 @@ fn same_repo(dir: &str, repo: &Path) -> bool {
 }
 
 /// A Claude Code session running in `repo` now, by the strongest signal:
-/// a spawn of this gateway in flight there, else a transcript written
-/// within the busy window by a session not reported ended.
+/// a spawn of this gateway in flight there; else a Claude Code process
+/// whose liveness record puts it in the repository (by its `cwd`, or a
+/// session of the repository); else a transcript written within the busy
+/// window. Sessions the host reported ended count only by the first.
 fn running_session(
     repo: &Path,
+    claude_dir: &Path,
     sessions: &[DiscoveredSession],
     opts: &PreflightOptions,
 ) -> Option<RunningSession> {
@@ -505,6 +515,18 @@ fn running_session(
             signal: "spawn",
         });
     }
+    let finished = |id: &str| opts.finished_session_ids.iter().any(|f| f == id);
+    if let Some(live) = running_sessions(claude_dir).into_iter().find(|l| {
+        !finished(&l.session_id)
+            && (l.cwd.as_deref().is_some_and(|cwd| same_repo(cwd, repo))
+                || sessions.iter().any(|s| s.session_id == l.session_id))
+    }) {
+        return Some(RunningSession {
+            session_id: Some(live.session_id),
+            child_session_key: None,
+            signal: "liveness",
+        });
+    }
     let now = SystemTime::now();
     // Only sessions discovery saw change within the window (and a second
     // of slack) are stat'ed again.
@@ -515,7 +537,7 @@ fn running_session(
     sessions
         .iter()
         .filter(|s| s.last_modified >= since)
-        .filter(|s| !opts.finished_session_ids.contains(&s.session_id))
+        .filter(|s| !finished(&s.session_id))
         .find(|s| {
             s.transcript_path
                 .as_deref()

@@ -22,6 +22,7 @@ use github::{github_state, GithubState};
 #[cfg(unix)]
 pub use status_cache::{folder_watched, tracked_folders_stated, untracked_listings};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Options of [`gather_project_status`].
@@ -91,6 +92,17 @@ pub fn gather_project_status(
     options: &ProjectStatusOptions,
     cache: &ScanCache,
 ) -> Result<ProjectStatus> {
+    gather_with_sessions(repo_path, agent_id, options, cache).map(|(status, _)| status)
+}
+
+/// [`gather_project_status`], with every session discovery found (the
+/// briefing keeps only a few).
+pub fn gather_with_sessions(
+    repo_path: &str,
+    agent_id: Option<&str>,
+    options: &ProjectStatusOptions,
+    cache: &ScanCache,
+) -> Result<(ProjectStatus, Arc<Vec<DiscoveredSession>>)> {
     let resolved = resolve_lexically(repo_path);
     if !resolved.exists() {
         return Err(Error::new(
@@ -146,7 +158,7 @@ pub fn gather_project_status(
         recent: sessions.iter().take(5).cloned().collect(),
         own_recent,
     };
-    Ok(ProjectStatus {
+    let status = ProjectStatus {
         repo: RepoInfo {
             name: root
                 .file_name()
@@ -160,7 +172,8 @@ pub fn gather_project_status(
         sessions: brief,
         docs: docs(&root),
         timestamp: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-    })
+    };
+    Ok((status, sessions))
 }
 
 fn docs(root: &Path) -> Docs {
