@@ -213,6 +213,15 @@ test('the guards: no cwd and a missing cwd are blocked with their reason, before
 
 test('the busy guard: a repository where a spawned Claude Code is working is blocked, naming it; another repository is not', { timeout: 600_000 }, async () => {
   const release = hold('Slowly rename');
+  try {
+    await busyScenario(release);
+  } finally {
+    release();
+  }
+});
+
+/** The busy guard's steps; `release` lets the first spawn's held answer go. */
+async function busyScenario(release) {
   const first = await spawnClaude({ task: 'Slowly rename the entry module', cwd: repos.beta.dir }, { wait: false });
   assert.ok(claudeRunning(first.sessionId), 'Claude Code is in flight');
   // The plugin learns the Claude session id of its spawn from the transcript.
@@ -236,7 +245,7 @@ test('the busy guard: a repository where a spawned Claude Code is working is blo
   }, 120_000, 3000);
   const again = await api.waitForRequest((r) => (taskMessage(r) ?? '').startsWith('Add a changelog to beta'), 300_000);
   await ended(again.sessionId);
-});
+}
 
 test('continuation: a related task carries the earlier session\'s context; an unrelated one does not; neither resumes it', { timeout: 900_000 }, async () => {
   // An earlier session in each repository, from a terminal: it writes src/webhooks.js.
@@ -319,8 +328,8 @@ test('the plugin failing (its Claude config dir is a file) never stops a spawn: 
 
 test('the gateway stays healthy and, stopped, leaves nothing running', { timeout: 300_000 }, async () => {
   assert.equal(chain.call('health').ok, true);
-  assert.doesNotMatch(chain.log(), /before_tool_call hook failed|panicked/);
-  assert.equal(api.requests.filter((r) => r.path.startsWith('/v1/messages') && !r.completed).length, 0, 'every answer was delivered');
   const left = await chain.stop();
   assert.deepEqual(left, [], 'nothing left running after the gateway stopped');
+  assert.doesNotMatch(chain.log(), /before_tool_call hook failed|panicked/);
+  assert.equal(api.requests.filter((r) => r.path.startsWith('/v1/messages') && !r.completed).length, 0, 'every answer was delivered');
 });
