@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { addon } from '../helpers.mjs';
-import { messageText, startFakeAnthropic } from '../fake-anthropic.mjs';
+import { startFakeAnthropic } from '../fake-anthropic.mjs';
 import { PLUGIN_ID, packedPlugin } from './pack.mjs';
 import { runNode24 } from './env.mjs';
 import { commandLine, gitRepo, lineText, sleep, startChain, transcriptsOf, until } from './acp-chain.mjs';
