@@ -412,6 +412,40 @@ fn continuation_resumes_a_resumable_session_picked_for_the_task_and_never_an_unr
     );
     assert_eq!(out.prior_session_id, None);
     assert!(!out.briefing.unwrap().contains("Earlier session"));
+    // Only a session the host holds for the requester, in this repository.
+    let mut elsewhere = w.options();
+    elsewhere.resumable = vec![
+        ResumableSession {
+            claude_session_id: B.into(),
+            cwd: w.repo.to_string_lossy().into_owned(),
+            child_session_key: None,
+        },
+        ResumableSession {
+            claude_session_id: A.into(),
+            cwd: w.other.to_string_lossy().into_owned(),
+            child_session_key: None,
+        },
+    ];
+    let out = w.run(
+        &w.request("Finish the cart totals refactor in cents", Some(&w.repo)),
+        &elsewhere,
+    );
+    assert_eq!(out.resume_session_id, None, "{}", out.reason);
+    // A task sharing a word or two scores high on branch and recency, but
+    // too little of it is shared to continue that session.
+    let out = w.run(
+        &w.request(
+            "Translate the cart footer to German and Spanish",
+            Some(&w.repo),
+        ),
+        &opts,
+    );
+    assert_eq!(
+        (out.resume_session_id, out.prior_session_id),
+        (None, None),
+        "{}",
+        out.reason
+    );
     // Continuation off: neither.
     let mut off = opts.clone();
     off.continuation_resume = false;
@@ -421,6 +455,45 @@ fn continuation_resumes_a_resumable_session_picked_for_the_task_and_never_an_unr
         &off,
     );
     assert_eq!((out.resume_session_id, out.prior_session_id), (None, None));
+}
+
+#[test]
+fn a_relevant_session_that_scores_under_the_threshold_is_not_continued() {
+    let w = World::new();
+    // Relevant, but ten days old and on another branch.
+    let path = w.session(
+        &w.repo,
+        A,
+        "Refactor the cart totals into cents",
+        &["src/cart.rs"],
+        240 * HOUR,
+    );
+    let text = fs::read_to_string(&path)
+        .unwrap()
+        .replace("feature/cart-totals", "main");
+    fs::write(&path, text).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(SystemTime::now() - 240 * HOUR)
+        .unwrap();
+    let mut opts = w.options();
+    opts.resumable = vec![ResumableSession {
+        claude_session_id: A.into(),
+        cwd: w.repo.to_string_lossy().into_owned(),
+        child_session_key: None,
+    }];
+    let out = w.run(
+        &w.request("Finish the cart totals refactor in cents", Some(&w.repo)),
+        &opts,
+    );
+    assert_eq!(
+        (out.resume_session_id, out.prior_session_id),
+        (None, None),
+        "{}",
+        out.reason
+    );
 }
 
 #[test]

@@ -132,7 +132,8 @@ pub struct PreflightOptions {
     pub continuation_context: bool,
     /// Score a candidate must reach (default 0.6, the selection's).
     pub resume_threshold: f64,
-    /// Relevance (0..1) a candidate must reach besides its score (default 0.3).
+    /// Relevance (0..1) a candidate must reach besides its score (default
+    /// 0.4: for tasks of a few words, two words shared).
     pub min_relevance: f64,
     /// Spawns of this gateway still in flight.
     pub in_flight: Vec<InFlightSpawn>,
@@ -170,7 +171,7 @@ impl Default for PreflightOptions {
             continuation_resume: true,
             continuation_context: true,
             resume_threshold: DEFAULT_RESUME_THRESHOLD,
-            min_relevance: 0.3,
+            min_relevance: 0.4,
             in_flight: Vec::new(),
             resumable: Vec::new(),
             finished_session_ids: Vec::new(),
