@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from '../helpers.mjs';
 import { freePort } from '../install/registry.mjs';
@@ -265,6 +265,20 @@ export async function startChain({ api, plugin, pluginConfig = {} }) {
     call(method, params = {}) {
       const out = cli(['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(params), '--json']).stdout;
       return JSON.parse(out.slice(out.indexOf('{')));
+    },
+    /**
+     * Rows of a read-only query of OpenClaw's shared state database
+     * (`<state>/state/openclaw.sqlite`), run by Node 24's SQLite in a
+     * child process; [] while the database does not exist.
+     */
+    queryState(sql) {
+      const db = path.join(state, 'state', 'openclaw.sqlite');
+      if (!fs.existsSync(db)) return Promise.resolve([]);
+      const code = `import { DatabaseSync } from 'node:sqlite';
+const db = new DatabaseSync(${JSON.stringify(db)}, { readOnly: true });
+console.log(JSON.stringify(db.prepare(${JSON.stringify(sql)}).all()));`;
+      return new Promise((ok, fail) => execFile(node24(), ['--no-warnings', '--input-type=module', '-e', code], { timeout: 60_000, maxBuffer: 64 << 20 },
+        (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : ok(JSON.parse(stdout)))));
     },
     /** Processes the gateway started that still run (the gateway itself included). */
     running: () => processesMarked(marker),
