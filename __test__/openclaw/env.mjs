@@ -18,7 +18,9 @@ export const OPENCLAW = { '2026.9.6': 23, '2026.9.5': 21, '2026.8.2': 19 };
 export const cacheDir = process.env.OPENCLAW_SESSION_INTEL_TEST_CACHE
   ?? path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'openclaw-session-intel-test');
 
-/** Installs `specs` into `dir` once; a marker records a finished install. */
+/** Installs `specs` into `dir` once; a marker records a finished install.
+ *  Optional dependencies stay (npm's default): some packages carry their
+ *  native binaries in them. */
 export function installOnce(dir, specs) {
   const marker = path.join(dir, '.installed');
   const want = specs.join(' ');

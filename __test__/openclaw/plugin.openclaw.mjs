@@ -12,14 +12,12 @@ import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { addon, root, tempDir, writeSession, userLine, assistantLine, jsonl, writeSqliteStore } from '../helpers.mjs';
 import { processAlive } from './process.mjs';
-import { freePort, run, startRegistry } from '../install/registry.mjs';
+import { freePort, run } from '../install/registry.mjs';
 import { node24, openclaw, openclawCli, openclawEnv } from './env.mjs';
+import { PLUGIN_ID as ID, packedPlugin, pkg, platformName } from './pack.mjs';
 
 const VERSION = '2026.9.6';
-const ID = 'openclaw-session-intel';
 const SYNTH = '6513270e-269e-4d37-b2a7-4de452e6b438';
-const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const platformName = 'linux-x64-gnu';
 
 let gateway;
 after(() => gateway?.kill('SIGKILL'));
@@ -30,15 +28,7 @@ const json = (text) => JSON.parse(text.slice(text.indexOf('{')));
 test('openclaw plugins install gives agents the tools, hooks and commands; they work in a live gateway', { timeout: 900_000 }, async () => {
   openclaw(VERSION);
   // The registry holds the host's platform package; the main package is packed.
-  const { url, npmrc } = await startRegistry();
-  const npm = (args, opts = {}) => run('npm', [...args, '--userconfig', npmrc, '--no-audit', '--no-fund', '--loglevel=error'], opts);
-  const platformDir = path.join(tempDir('osi-plug-platform-'), platformName);
-  fs.cpSync(path.join(root, 'npm', platformName), platformDir, { recursive: true });
-  fs.copyFileSync(path.join(root, `${pkg.napi.binaryName}.${platformName}.node`), path.join(platformDir, `${pkg.napi.binaryName}.${platformName}.node`));
-  npm(['publish', '--ignore-scripts', '--registry', url], { cwd: platformDir });
-  const packDir = tempDir('osi-plug-pack-');
-  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], { cwd: root }).stdout)[0];
-  const tgz = path.join(packDir, packed.filename);
+  const { url, npm, packDir, packed, tgz } = await packedPlugin();
 
   const scratch = tempDir('osi-plug-');
   const state = path.join(scratch, 'state');

@@ -1,0 +1,355 @@
+// The whole chain by which OpenClaw runs Claude Code, offline, for the
+// integration suites: OpenClaw 2026.9.6 on Node 24 → its ACP control plane →
+// acpx 0.19.1's runtime (backend `acpx`) → the Claude Agent ACP adapter
+// 0.76.0 → the Claude Code native binary it carries → a fake Anthropic
+// Messages API on 127.0.0.1. This package's plugin is installed from
+// `npm pack` as users get it.
+//
+// The official `@openclaw/acpx` plugin is not on the npm registry, so a
+// small test-only plugin with the same id stands in for it: it registers
+// acpx's real runtime (`createAcpRuntime`, its file session store and agent
+// registry) as ACP backend `acpx` through OpenClaw's plugin SDK. Everything
+// above the backend is OpenClaw's own code; the real plugin's provider-env
+// scrubbing, startup probe and MCP bridges are not part of this chain.
+
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { tempDir } from '../helpers.mjs';
+import { freePort } from '../install/registry.mjs';
+import { cacheDir, installOnce, node24, openclaw, openclawCli, openclawEnv } from './env.mjs';
+import { processAlive } from './process.mjs';
+import { PLUGIN_ID } from './pack.mjs';
+
+export const OPENCLAW_VERSION = '2026.9.6';
+export const ACPX = '0.19.1';
+export const ADAPTER = '0.76.0';
+/** The requester every spawn is made for: OpenClaw's main agent's main session. */
+export const REQUESTER = 'agent:main:main';
+
+/**
+ * acpx and the Claude adapter, installed once into the test cache with
+ * their optional dependencies: the adapter's Claude Agent SDK carries the
+ * Claude Code native binary in its platform package. Nothing runs `npx` at
+ * run time: the adapter is launched from here.
+ */
+export function acpChainPackages() {
+  const dir = path.join(cacheDir, `acp-chain-acpx-${ACPX}-claude-agent-acp-${ADAPTER}`);
+  installOnce(dir, [`acpx@${ACPX}`, `@agentclientprotocol/claude-agent-acp@${ADAPTER}`]);
+  const modules = path.join(dir, 'node_modules');
+  const claude = path.join(modules, '@anthropic-ai', `claude-agent-sdk-linux-${process.arch}`, 'claude');
+  // --ignore-scripts keeps the binary's mode from the tarball; check it runs.
+  execFileSync(claude, ['--version'], { stdio: 'pipe', timeout: 60_000, env: { ...process.env, DISABLE_AUTOUPDATER: '1' } });
+  return {
+    acpxRuntime: path.join(modules, 'acpx', 'dist', 'runtime.js'),
+    adapter: path.join(modules, '@agentclientprotocol', 'claude-agent-acp', 'dist', 'index.js'),
+    claude,
+  };
+}
+
+/** Writes the stand-in for `@openclaw/acpx` into `dir` (see the header). */
+function writeAcpxStandIn(dir, { acpxRuntime, adapter }) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
+    name: 'acpx-standin', version: ACPX, type: 'module', private: true, openclaw: { extensions: ['./index.mjs'] },
+  }, null, 2));
+  fs.writeFileSync(path.join(dir, 'openclaw.plugin.json'), JSON.stringify({
+    id: 'acpx', name: 'acpx (test stand-in)', description: `acpx ${ACPX}'s runtime as ACP backend acpx`, version: ACPX,
+    activation: { onStartup: true }, configSchema: { type: 'object', additionalProperties: false, properties: {} },
+  }, null, 2));
+  const backend = path.join(openclaw(OPENCLAW_VERSION), 'dist', 'plugin-sdk', 'acp-runtime-backend.js');
+  fs.writeFileSync(path.join(dir, 'index.mjs'), `// Test stand-in for @openclaw/acpx (not on the npm registry): acpx ${ACPX}'s
+// real runtime registered as OpenClaw's ACP backend "acpx"; the claude agent
+// is the Claude Agent ACP adapter ${ADAPTER} run by the gateway's Node.
+import path from 'node:path';
+import { createAcpRuntime, createAgentRegistry, createFileSessionStore } from ${JSON.stringify(pathToFileURL(acpxRuntime).href)};
+import { registerAcpRuntimeBackend, unregisterAcpRuntimeBackend } from ${JSON.stringify(pathToFileURL(backend).href)};
+
+let runtime;
+export default {
+  id: 'acpx',
+  name: 'acpx (test stand-in)',
+  register(api) {
+    api.registerService({
+      id: 'acpx-runtime',
+      start(ctx) {
+        runtime = createAcpRuntime({
+          cwd: ctx.stateDir,
+          sessionStore: createFileSessionStore({ stateDir: path.join(ctx.stateDir, 'acpx') }),
+          agentRegistry: createAgentRegistry({ overrides: { claude: [process.execPath, ${JSON.stringify(adapter)}] } }),
+          permissionMode: 'approve-all',
+          nonInteractivePermissions: 'deny',
+          timeoutMs: 300000,
+        });
+        registerAcpRuntimeBackend({ id: 'acpx', runtime, healthy: () => true });
+        api.logger.info('acpx stand-in: backend acpx registered');
+      },
+      async stop() {
+        unregisterAcpRuntimeBackend('acpx');
+        await runtime?.shutdown();
+        api.logger.info('acpx stand-in: backend acpx stopped');
+      },
+    });
+  },
+};
+`);
+}
+
+/** Whether this process runs as root (Claude Code then wants IS_SANDBOX=1). */
+const isRoot = process.getuid?.() === 0;
+
+/** Pids of the processes whose environment holds `marker` (every process a gateway started). */
+export function processesMarked(marker) {
+  const needle = Buffer.from(`${marker}\0`);
+  const pids = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/environ`).includes(needle) && processAlive(Number(name))) pids.push(Number(name));
+    } catch {}
+  }
+  return pids;
+}
+
+/** The command line of `pid` ('' once gone). */
+export function commandLine(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** A git repository made with the git CLI: one commit on `branch`. */
+export function gitRepo(dir, { branch = 'main', files = { 'README.md': '# demo\n' }, message = 'First commit' } = {}) {
+  fs.mkdirSync(dir, { recursive: true });
+  const git = (...args) => execFileSync('git', ['-c', `init.defaultBranch=${branch}`, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, stdio: 'pipe', encoding: 'utf8' }).trim();
+  git('init', '-q');
+  for (const [f, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.writeFileSync(path.join(dir, f), text);
+  }
+  git('add', '.');
+  git('commit', '-qm', message);
+  return { dir, git, head: () => git('rev-parse', 'HEAD') };
+}
+
+/**
+ * Starts a gateway running the whole chain, in a scratch HOME and state
+ * dir, talking to `api` (a fake Anthropic API from `startFakeAnthropic`).
+ * `plugin` is what `packedPlugin()` returned; `pluginConfig` goes to this
+ * package's plugin entry. Resolves to the chain (see the returned object).
+ */
+export async function startChain({ api, plugin, pluginConfig = {} }) {
+  const packages = acpChainPackages();
+  const scratch = tempDir('osi-chain-');
+  const home = path.join(scratch, 'home');
+  const state = path.join(scratch, 'state');
+  const claudeDir = path.join(home, '.claude');
+  const standIn = path.join(scratch, 'acpx-standin');
+  fs.mkdirSync(claudeDir, { recursive: true });
+  writeAcpxStandIn(standIn, packages);
+  const port = await freePort();
+  const token = randomBytes(16).toString('hex');
+  // Every process the gateway starts inherits this variable: how the end
+  // of the run finds whatever would be left running.
+  const marker = `OSI_CHAIN_RUN=${randomBytes(8).toString('hex')}`;
+  const env = openclawEnv(state, home, {
+    npm_config_registry: plugin.url,
+    OPENCLAW_GATEWAY_TOKEN: token,
+    [marker.split('=')[0]]: marker.split('=')[1],
+    CLAUDE_CONFIG_DIR: claudeDir,
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: 'sk-ant-test-offline',
+    ...(isRoot ? { IS_SANDBOX: '1' } : {}),
+    CLAUDE_CODE_TMPDIR: path.join(scratch, 'tmp'),
+    XDG_RUNTIME_DIR: path.join(scratch, 'run'),
+    OPENCLAW_SESSION_INTEL_CACHE_DIR: path.join(scratch, 'osi-cache'),
+    DISABLE_AUTOUPDATER: '1', DISABLE_UPDATES: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1',
+    DISABLE_GROWTHBOOK: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', CLAUDE_CODE_DISABLE_FEATURE_FLAGS: '1',
+    CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1', CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
+  });
+  for (const d of ['tmp', 'run']) fs.mkdirSync(path.join(scratch, d), { recursive: true, mode: 0o700 });
+  const cli = (args, opts = {}) => openclawCli(OPENCLAW_VERSION, args, { env, timeout: 300_000, ...opts });
+
+  // The config of the chain; `plugins install` then adds this package.
+  const configFile = path.join(state, 'openclaw.json');
+  fs.mkdirSync(state, { recursive: true });
+  fs.writeFileSync(configFile, JSON.stringify({
+    gateway: {
+      mode: 'local', bind: 'loopback', port, auth: { mode: 'token', token },
+      // sessions_spawn is denied over HTTP by default, and ACP refuses a
+      // requester whose inherited deny list holds the editing tools.
+      tools: { allow: ['sessions_spawn', 'apply_patch', 'exec', 'shell', 'spawn', 'fs_write', 'fs_delete', 'fs_move'] },
+    },
+    acp: { enabled: true, backend: 'acpx', defaultAgent: 'claude', allowedAgents: ['claude'] },
+    // Without an agent entry for claude the Gateway refuses the child key agent:claude:acp:….
+    // No heartbeat turns of the main agent (it has no model provider here).
+    agents: { defaults: { heartbeat: { every: '0m' } }, entries: { main: { default: true }, claude: { runtime: { type: 'acp', acp: { agent: 'claude', backend: 'acpx' } } } } },
+    plugins: { load: { paths: [standIn] }, entries: { acpx: { enabled: true } } },
+  }, null, 2));
+  const installed = cli(['plugins', 'install', `npm-pack:${plugin.tgz}`, '--force', '--accept-capabilities']);
+  assert.match(installed.stdout + installed.stderr, new RegExp(`Installed plugin: ${PLUGIN_ID}`));
+  const setPluginConfig = (config) => {
+    const c = JSON.parse(fs.readFileSync(configFile, 'utf8'));
+    c.plugins.entries[PLUGIN_ID] = { ...c.plugins.entries[PLUGIN_ID], enabled: true, config };
+    fs.writeFileSync(configFile, JSON.stringify(c, null, 2));
+  };
+  setPluginConfig(pluginConfig);
+
+  const gateway = spawn(node24(), [path.join(openclaw(OPENCLAW_VERSION), 'openclaw.mjs'), 'gateway', 'run', '--verbose', '--allow-unconfigured', '--auth', 'token', '--port', String(port), '--bind', 'loopback'],
+    { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let log = '';
+  gateway.stdout.on('data', (d) => (log += d));
+  gateway.stderr.on('data', (d) => (log += d));
+  const waitFor = async (re, what, ms) => {
+    const started = Date.now();
+    while (!re.test(log) && Date.now() - started < ms) {
+      if (gateway.exitCode !== null) break;
+      await sleep(200);
+    }
+    if (!re.test(log)) throw new Error(`${what}:\n${log}`);
+  };
+  try {
+    await waitFor(/\] ready/, 'the gateway was not ready in 240 s', 240_000);
+    // Plugin services start after "ready": a spawn before the backend is
+    // registered fails at once, without reaching Claude Code.
+    await waitFor(/backend acpx registered/, 'the acpx backend was not registered in 120 s', 120_000);
+    assert.match(log, new RegExp(`plugins: [^)]*${PLUGIN_ID}`), 'the gateway loaded the plugin');
+  } catch (e) {
+    // Nothing outlives a gateway that did not come up.
+    for (const pid of processesMarked(marker)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+    throw e;
+  }
+
+  let stopped = false;
+  const chain = {
+    scratch, home, state, claudeDir, port, token, env, gateway, marker, packages, configFile,
+    /** Everything the gateway printed so far. */
+    log: () => log,
+    /** What explains a spawn that went wrong: the gateway's ACP, warning and error lines. */
+    diagnostics: () => log.split('\n').filter((l) => /acp|spawn|warn|error|fail/i.test(l)).slice(-60).join('\n'),
+    /** The `openclaw` CLI against this state dir. */
+    cli,
+    /** This package's plugin config, written to the config file (then `reloadPlugin`). */
+    setPluginConfig,
+    /** POST /tools/invoke: `{ status, body }`. */
+    async invoke(name, args, { sessionKey = REQUESTER } = {}) {
+      const res = await fetch(`http://127.0.0.1:${port}/tools/invoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, sessionKey, args }),
+        signal: AbortSignal.timeout(180_000),
+      });
+      const text = await res.text();
+      let body;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = { raw: text };
+      }
+      return { status: res.status, body };
+    },
+    /** sessions_spawn of Claude Code through ACP, for the main agent's main session. */
+    spawnClaude(args) {
+      return chain.invoke('sessions_spawn', { runtime: 'acp', agentId: 'claude', mode: 'run', ...args });
+    },
+    /** A Gateway RPC method through `openclaw gateway call`. */
+    call(method, params = {}) {
+      const out = cli(['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(params), '--json']).stdout;
+      return JSON.parse(out.slice(out.indexOf('{')));
+    },
+    /**
+     * Rows of a read-only query of OpenClaw's shared state database
+     * (`<state>/state/openclaw.sqlite`), run by Node 24's SQLite in a
+     * child process; [] while the database does not exist.
+     */
+    queryState(sql) {
+      const db = path.join(state, 'state', 'openclaw.sqlite');
+      if (!fs.existsSync(db)) return Promise.resolve([]);
+      const code = `import { DatabaseSync } from 'node:sqlite';
+const db = new DatabaseSync(${JSON.stringify(db)}, { readOnly: true });
+console.log(JSON.stringify(db.prepare(${JSON.stringify(sql)}).all()));`;
+      return new Promise((ok, fail) => execFile(node24(), ['--no-warnings', '--input-type=module', '-e', code], { timeout: 60_000, maxBuffer: 64 << 20 },
+        (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : ok(JSON.parse(stdout)))));
+    },
+    /** Processes the gateway started that still run (the gateway itself included). */
+    running: () => processesMarked(marker),
+    /** Processes of the Claude Code binary that still run. */
+    runningClaude: () => processesMarked(marker).filter((pid) => commandLine(pid).startsWith(packages.claude)),
+    /**
+     * Stops the gateway (SIGTERM, then its process group) and returns what
+     * was still running after it: each such process is killed (by pid) so
+     * that nothing outlives the test, and reported.
+     */
+    async stop() {
+      if (stopped) return [];
+      stopped = true;
+      const exited = gateway.exitCode !== null ? Promise.resolve() : new Promise((ok) => gateway.on('exit', ok));
+      gateway.kill('SIGTERM');
+      await Promise.race([exited, sleep(90_000)]);
+      const deadline = Date.now() + 30_000;
+      let left = processesMarked(marker);
+      while (left.length && Date.now() < deadline) {
+        await sleep(250);
+        left = processesMarked(marker);
+      }
+      const report = left.map((pid) => `${pid} ${commandLine(pid)}`);
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+      }
+      try {
+        process.kill(-gateway.pid, 'SIGKILL');
+      } catch {}
+      return report;
+    },
+  };
+  return chain;
+}
+
+export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+/** Polls `fn` until it returns a truthy value; throws with `what` after `timeoutMs`. */
+export async function until(what, fn, timeoutMs = 180_000, everyMs = 250) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Claude Code's transcripts under `claudeDir` for `cwd`: `{ sessionId, file, lines }` each. */
+export function transcriptsOf(claudeDir, cwd) {
+  const slug = cwd.replace(/[^A-Za-z0-9]/g, '-');
+  const dir = path.join(claudeDir, 'projects', slug);
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => {
+    const file = path.join(dir, f);
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+    return { sessionId: f.slice(0, -'.jsonl'.length), file, lines };
+  });
+}
+
+/** The text of a transcript line's message (string content or text blocks). */
+export function lineText(line) {
+  const c = line?.message?.content;
+  if (typeof c === 'string') return c;
+  return Array.isArray(c) ? c.filter((b) => b?.type === 'text').map((b) => b.text).join('\n') : '';
+}

@@ -1,0 +1,357 @@
+// The spawn pre-flight in the real chain: the model's `sessions_spawn` of
+// Claude Code through ACP (here through the Gateway's POST /tools/invoke,
+// which runs the same before_tool_call hooks), OpenClaw 2026.9.6, acpx
+// 0.19.1, the Claude Agent ACP adapter 0.76.0 and its Claude Code binary,
+// against a fake Messages API (see acp-chain.mjs). Every scenario asserts
+// on what Claude Code sent to the API and on the transcripts it wrote.
+// One gateway serves every scenario; they use different repositories
+// where they would otherwise meet.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { addon } from '../helpers.mjs';
+import { startFakeAnthropic } from '../fake-anthropic.mjs';
+import { PLUGIN_ID, packedPlugin } from './pack.mjs';
+import { commandLine, gitRepo, lineText, sleep, startChain, transcriptsOf, until } from './acp-chain.mjs';
+
+/** The texts of the user messages Claude Code sent, without its own system reminders. */
+const userTexts = (r) => r.messages.filter((m) => m.role === 'user')
+  .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b?.type === 'text').map((b) => b.text)))
+  .filter((t) => !t.startsWith('<system-reminder>'));
+/** The first user message of a request: the task Claude Code was given. */
+const taskMessage = (r) => userTexts(r)[0];
+/** Claude Code's request for a session title: `<session>…</session>` and the instructions. */
+const isTitleRequest = (r) => r.lastUserText.startsWith('<session>');
+
+/** Answers the fake API holds back until the test releases them, by word in the task. */
+const holds = new Map();
+function hold(word) {
+  let release;
+  const promise = new Promise((ok) => (release = ok));
+  holds.set(word, { promise, release });
+  return () => release();
+}
+
+/** Tool calls the model makes first, by word in the task (then it answers). */
+const toolCalls = new Map();
+
+/**
+ * The scripted model: a title is the first line of the session it is
+ * asked about (as a model titles a session by what it was asked first);
+ * a task gets its scripted tool calls, if any, and is then answered
+ * "Done: <its first line>", after any hold on a word of it.
+ */
+function respond(req) {
+  if (isTitleRequest(req)) return { text: req.lastUserText.split('\n')[1] ?? 'Untitled' };
+  const task = taskMessage(req) ?? '';
+  const calls = [...toolCalls].find(([word]) => task.includes(word));
+  if (calls && !req.messages.some((m) => m.role === 'assistant')) return { toolCalls: calls[1] };
+  const held = [...holds].find(([word]) => task.includes(word));
+  return { text: `Done: ${task.split('\n')[0]}`, ...(held ? { hold: held[1].promise } : {}) };
+}
+
+let api;
+let chain;
+/**
+ * Repositories: alpha (briefing, attribution), beta (busy), epsilon (the
+ * other repository), gamma and delta (continuation), zeta (the plugin failing).
+ */
+const repos = {};
+
+before(async () => {
+  api = await startFakeAnthropic({ respond, log: process.env.OSI_CHAIN_DEBUG ? (l) => console.error(`# api ${l}`) : undefined });
+  chain = await startChain({ api, plugin: await packedPlugin() });
+  const base = path.join(chain.scratch, 'repos');
+  repos.alpha = gitRepo(path.join(base, 'alpha'), { branch: 'feature/cart', files: { 'README.md': '# shop\n', 'src/cart.js': 'export const total = (items) => items.length;\n' }, message: 'Add the cart' });
+  fs.writeFileSync(path.join(repos.alpha.dir, 'src', 'cart.js'), 'export const total = (items) => items.reduce((s, i) => s + i.price, 0);\n');
+  fs.writeFileSync(path.join(repos.alpha.dir, 'NOTES.md'), 'totals in cents\n');
+  for (const name of ['beta', 'gamma', 'delta', 'epsilon', 'zeta']) repos[name] = gitRepo(path.join(base, name), { files: { 'README.md': `# ${name}\n`, 'src/index.js': '// entry\n' } });
+}, { timeout: 900_000 });
+
+after(async () => {
+  for (const h of holds.values()) h.release();
+  if (chain) {
+    const left = await chain.stop();
+    if (left.length) console.error(`# killed what the gateway left running:\n# ${left.join('\n# ')}`);
+  }
+  await api?.close();
+  if (process.env.OSI_CHAIN_DEBUG && chain) console.error(chain.log());
+});
+
+/** A transcript by session id, anywhere under the scratch Claude config dir. */
+function transcript(sessionId) {
+  const projects = path.join(chain.claudeDir, 'projects');
+  for (const dir of fs.existsSync(projects) ? fs.readdirSync(projects) : []) {
+    const file = path.join(projects, dir, `${sessionId}.jsonl`);
+    if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  }
+  return null;
+}
+
+/** Whether a Claude Code process of `sessionId` still runs. */
+const claudeRunning = (sessionId) => chain.runningClaude().some((pid) => commandLine(pid).includes(sessionId));
+
+/** Waits until Claude Code answered in `sessionId` and its process is gone. */
+async function ended(sessionId) {
+  await until(`Claude Code session ${sessionId} to finish`, () => {
+    const lines = transcript(sessionId);
+    return lines?.some((l) => l.type === 'assistant' && lineText(l).startsWith('Done:')) && !claudeRunning(sessionId);
+  }, 300_000);
+}
+
+/** The result of a sessions_spawn call that OpenClaw accepted. */
+function accepted(res) {
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const details = res.body?.result?.details;
+  assert.equal(details?.status, 'accepted', JSON.stringify(res.body));
+  return details;
+}
+
+/** The reason a sessions_spawn call was blocked with. */
+function blocked(res) {
+  assert.equal(res.body?.ok, false, `expected a block, got ${JSON.stringify(res.body)}`);
+  assert.equal(res.body.error?.type, 'tool_call_blocked', JSON.stringify(res.body));
+  return res.body.error.message;
+}
+
+/**
+ * OpenClaw 2026.9.6 under load sometimes fails an accepted ACP spawn before
+ * its first turn: "ACP_SESSION_INIT_FAILED: ACP metadata is missing for
+ * <child key>" (its turn read the session's ACP record before a slow
+ * SQLite write of it committed). Claude Code then never gets the task.
+ * Such a spawn, and only such a spawn, is made again.
+ */
+const HOST_INIT_RACE = /ACP_SESSION_INIT_FAILED: ACP metadata is missing/;
+
+/** OpenClaw's task run of a spawn's child session, `{ status, error }` or undefined. */
+async function taskRun(childSessionKey) {
+  const rows = await chain.queryState(`select status, error from task_runs where child_session_key = '${childSessionKey.replace(/'/g, "''")}'`);
+  return rows.at(-1);
+}
+
+/**
+ * Spawns Claude Code with `args` and waits for its first request to the
+ * API (and, unless `wait` is false, for its end). Returns OpenClaw's child
+ * key, Claude Code's session id and the task message it sent.
+ */
+async function spawnClaude(args, { wait = true } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const { childSessionKey } = accepted(await chain.spawnClaude(args));
+    const sent = api.waitForRequest((r) => !isTitleRequest(r) && (taskMessage(r) ?? '').includes(args.task), 300_000)
+      .catch((e) => assert.fail(`${e.message}: Claude Code never sent the task of ${childSessionKey}\n${chain.diagnostics()}`));
+    let settled = false;
+    const raced = until(`${childSessionKey} to fail before its first turn`,
+      async () => settled || HOST_INIT_RACE.test((await taskRun(childSessionKey))?.error ?? ''), 300_000, 5000).catch(() => new Promise(() => {}));
+    const req = await Promise.race([sent, raced]);
+    settled = true;
+    if (req === true) {
+      sent.catch(() => {});
+      assert.ok(attempt < 3, `OpenClaw failed ${attempt} spawns of "${args.task}" before their first turn`);
+      console.error(`# OpenClaw failed ${childSessionKey} before its first turn (ACP metadata missing); spawning it again`);
+      continue;
+    }
+    if (wait) await ended(req.sessionId);
+    return { childSessionKey, sessionId: req.sessionId, sent: taskMessage(req) };
+  }
+}
+
+/**
+ * A Claude Code session started in a terminal (`claude -p`, the same
+ * binary, the same config dir), not through OpenClaw. Run asynchronously:
+ * the fake API answers from this process.
+ */
+async function terminalClaude(cwd, prompt) {
+  const child = spawn(chain.packages.claude, ['-p', prompt, '--dangerously-skip-permissions'], { cwd, env: chain.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+  const code = await new Promise((ok) => child.on('exit', ok));
+  clearTimeout(timer);
+  assert.equal(code, 0, `claude -p ${prompt}: ${out}`);
+  const req = api.requests.findLast((r) => !isTitleRequest(r) && (taskMessage(r) ?? '').startsWith(prompt));
+  return req.sessionId;
+}
+
+/** discoverSessions as a user calls it on the gateway's state. */
+const discover = (repo) => addon.discoverSessions(repo, { claudeConfigDir: chain.claudeDir, registryRoot: chain.state, persistentCache: false });
+
+const CART_TASK = 'Refactor the cart totals to use integer cents';
+let cart;
+
+test('a spawn with cwd on a git repository runs Claude Code there: the API sees the task, the transcript is in the config dir', { timeout: 600_000 }, async () => {
+  cart = await spawnClaude({ task: CART_TASK, cwd: repos.alpha.dir, label: 'cart-cents' });
+  assert.match(cart.childSessionKey, /^agent:claude:acp:/);
+  assert.ok(cart.sent.includes(CART_TASK), cart.sent);
+  const lines = transcript(cart.sessionId);
+  assert.ok(lines, `no transcript of ${cart.sessionId} under ${chain.claudeDir}`);
+  const user = lines.find((l) => l.type === 'user');
+  assert.equal(user.cwd, repos.alpha.dir);
+  assert.equal(user.entrypoint, 'sdk-ts');
+  assert.equal(user.gitBranch, 'feature/cart');
+  assert.ok(lines.some((l) => l.type === 'assistant' && lineText(l) === `Done: ${CART_TASK}`));
+  assert.deepEqual(transcriptsOf(chain.claudeDir, repos.alpha.dir).map((t) => t.sessionId), [cart.sessionId], 'one session, in the repository\'s project folder');
+});
+
+test('the briefing: the unchanged task first, then the real branch, head commit and changed files; titled by its task', { timeout: 300_000 }, async () => {
+  assert.ok(cart, 'the first spawn ran');
+  const sent = cart.sent;
+  assert.ok(sent.startsWith(`${CART_TASK}\n\n`), `the task comes first, unchanged:\n${sent}`);
+  const briefing = sent.slice(CART_TASK.length);
+  const head = repos.alpha.git('rev-parse', '--short', 'HEAD');
+  assert.match(briefing, /branch feature\/cart/, briefing);
+  assert.ok(briefing.includes(head), `head commit ${head} in:\n${briefing}`);
+  assert.match(briefing, /Add the cart/, 'the head commit\'s message');
+  assert.match(briefing, /src\/cart\.js/, 'the modified file');
+  assert.match(briefing, /NOTES\.md/, 'the untracked file');
+  assert.match(briefing, /1 modified, 1 untracked/);
+  assert.ok(briefing.length <= 1500 + 2, `bounded (${briefing.length} characters)`);
+  assert.equal(addon.parseOriginMarker(briefing)?.agent, 'main', 'the origin marker names the requesting agent');
+  // The first user line Claude Code wrote starts with the task.
+  const user = transcript(cart.sessionId).find((l) => l.type === 'user');
+  assert.ok(lineText(user).startsWith(`${CART_TASK}\n`), lineText(user));
+  // Discovery titles the session by its task, the marker as its source.
+  const session = (await discover(repos.alpha.dir)).find((s) => s.sessionId === cart.sessionId);
+  assert.ok(session, 'discovered');
+  assert.equal(session.title, CART_TASK);
+  assert.equal(session.firstMessage, CART_TASK);
+  assert.equal(session.originMarker, 'main', 'the marker is reported as the source: the requesting agent');
+  assert.doesNotMatch(`${session.title}\n${session.firstMessage}`, /\[openclaw:|Briefing from OpenClaw/);
+  // Claude Code's own title request saw the task first.
+  const titleReq = api.requests.find((r) => r.sessionId === cart.sessionId && r.lastUserText.startsWith('<session>'));
+  if (titleReq) assert.equal(titleReq.lastUserText.split('\n')[1], CART_TASK);
+});
+
+test('the guards: no cwd and a missing cwd are blocked with their reason, before Claude Code starts', { timeout: 300_000 }, async () => {
+  const before = api.requests.length;
+  const noCwd = blocked(await chain.spawnClaude({ task: 'Fix the login redirect' }));
+  assert.match(noCwd, /`cwd`/);
+  assert.match(noCwd, /workspace/i);
+  const nowhere = path.join(chain.scratch, 'repos', 'does-not-exist');
+  const missing = blocked(await chain.spawnClaude({ task: 'Fix the login redirect', cwd: nowhere }));
+  assert.ok(missing.includes(nowhere), missing);
+  assert.match(missing, /does not exist/);
+  await sleep(3000);
+  assert.equal(api.requests.slice(before).filter((r) => (taskMessage(r) ?? '').includes('login redirect')).length, 0, 'Claude Code never ran');
+});
+
+test('the busy guard: a repository where a spawned Claude Code is working is blocked, naming it; another repository is not', { timeout: 600_000 }, async () => {
+  const release = hold('Slowly rename');
+  try {
+    await busyScenario(release);
+  } finally {
+    release();
+  }
+});
+
+/** The busy guard's steps; `release` lets the first spawn's held answer go. */
+async function busyScenario(release) {
+  const first = await spawnClaude({ task: 'Slowly rename the entry module', cwd: repos.beta.dir }, { wait: false });
+  assert.ok(claudeRunning(first.sessionId), 'Claude Code is in flight');
+  // The plugin learns the Claude session id of its spawn from the transcript.
+  await sleep(6000);
+  const reason = blocked(await chain.spawnClaude({ task: 'Add a changelog', cwd: repos.beta.dir }));
+  assert.ok(reason.includes(first.sessionId), `names the Claude session: ${reason}`);
+  assert.ok(reason.includes(first.childSessionKey), `names OpenClaw's child: ${reason}`);
+  assert.ok(reason.includes(repos.beta.dir), reason);
+  // The same moment, another repository: not blocked, runs to its end.
+  const other = await spawnClaude({ task: 'Add a changelog to epsilon', cwd: repos.epsilon.dir });
+  assert.ok(transcript(other.sessionId));
+  assert.ok(claudeRunning(first.sessionId), 'the first still works');
+  release();
+  await ended(first.sessionId);
+  // Once it has finished, the repository takes spawns again.
+  await until('beta to take spawns again', async () => {
+    const res = await chain.spawnClaude({ task: 'Add a changelog to beta', cwd: repos.beta.dir });
+    if (res.body?.ok === false) return false;
+    accepted(res);
+    return true;
+  }, 120_000, 3000);
+  const again = await api.waitForRequest((r) => (taskMessage(r) ?? '').startsWith('Add a changelog to beta'), 300_000);
+  await ended(again.sessionId);
+}
+
+test('continuation: a related task carries the earlier session\'s context; an unrelated one does not; neither resumes it', { timeout: 900_000 }, async () => {
+  // An earlier session in each repository, from a terminal: it writes src/webhooks.js.
+  const earlierTask = 'Add a webhook handler for payments in src/webhooks.js';
+  const earlier = {};
+  for (const name of ['gamma', 'delta']) {
+    toolCalls.set('payments in src/webhooks.js', [{ name: 'Write', input: { file_path: path.join(repos[name].dir, 'src', 'webhooks.js'), content: 'export function onPayment() {}\n' } }]);
+    earlier[name] = await terminalClaude(repos[name].dir, earlierTask);
+    assert.ok(fs.existsSync(path.join(repos[name].dir, 'src', 'webhooks.js')), 'the earlier session wrote its file');
+  }
+  const sizes = Object.fromEntries(Object.entries(earlier).map(([k, id]) => [k, transcript(id).length]));
+  await sleep(12_000); // past the window in which a just-written transcript counts as running
+
+  const related = await spawnClaude({ task: 'Add retries to the payments webhook handler', cwd: repos.gamma.dir });
+  assert.notEqual(related.sessionId, earlier.gamma, 'a fresh session');
+  assert.ok(related.sent.startsWith('Add retries to the payments webhook handler\n\n'), related.sent);
+  assert.match(related.sent, new RegExp(`Earlier session on this work: ${earlier.gamma}`), related.sent);
+  assert.ok(related.sent.includes(`It was asked: "${earlierTask}"`), related.sent);
+  assert.match(related.sent, /Files it touched: [^\n]*src\/webhooks\.js/, related.sent);
+
+  const unrelated = await spawnClaude({ task: 'Translate the README into French', cwd: repos.delta.dir });
+  assert.notEqual(unrelated.sessionId, earlier.delta);
+  assert.doesNotMatch(unrelated.sent, /Earlier session on this work/, unrelated.sent);
+  assert.deepEqual(Object.fromEntries(Object.entries(earlier).map(([k, id]) => [k, transcript(id).length])), sizes, 'neither earlier session was resumed');
+});
+
+/** OpenClaw's ACP records (the shared state database), as `{ key, identity }`. */
+async function acpRecords() {
+  const rows = await chain.queryState('select session_key, identity_json from acp_sessions');
+  return rows.map((r) => {
+    const encoded = r.session_key.replace(/^@acp:v1:/, '');
+    let key = r.session_key;
+    try {
+      key = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'))[1];
+    } catch {}
+    return { key, identity: r.identity_json };
+  });
+}
+
+test('attribution outlives OpenClaw\'s ACP record: the spawned session is source openclaw with label and task; a terminal session stays native', { timeout: 600_000 }, async () => {
+  assert.ok(cart, 'the first spawn ran');
+  await until(`OpenClaw to drop its ACP record of ${cart.childSessionKey}`, async () => !(await acpRecords()).some((r) => r.key === cart.childSessionKey), 300_000, 5000);
+  // A session started in a terminal in the same repository.
+  const terminalId = await terminalClaude(repos.alpha.dir, 'Explain the cart module');
+  const sessions = await discover(repos.alpha.dir);
+  const spawned = sessions.find((s) => s.sessionId === cart.sessionId);
+  assert.equal(spawned?.source, 'openclaw', JSON.stringify(spawned));
+  assert.equal(spawned.label, 'cart-cents');
+  assert.equal(spawned.agentId, 'main');
+  assert.equal(spawned.lastTask ?? spawned.firstMessage, CART_TASK);
+  const terminal = sessions.find((s) => s.sessionId === terminalId);
+  assert.equal(terminal?.firstMessage, 'Explain the cart module', JSON.stringify(sessions.map((s) => [s.sessionId, s.firstMessage])));
+  assert.equal(terminal.source, 'native-only');
+  // The same through the plugin's tool in the gateway.
+  const tool = await chain.invoke('claude_code_sessions', { repoPath: repos.alpha.dir });
+  const listed = tool.body?.result?.details?.sessions ?? [];
+  const viaTool = listed.find((s) => s.sessionId === cart.sessionId);
+  assert.equal(viaTool?.source, 'openclaw', JSON.stringify(tool.body).slice(0, 2000));
+});
+
+test('the plugin failing (its Claude config dir is a file) never stops a spawn: Claude Code gets the task as asked', { timeout: 600_000 }, async () => {
+  const file = path.join(chain.scratch, 'not-a-folder');
+  fs.writeFileSync(file, 'x');
+  const logBefore = chain.log().length;
+  chain.setPluginConfig({ claudeConfigDir: file });
+  // The gateway applies a plugin's config change without a restart.
+  await until('the gateway to apply the plugin config', () => new RegExp(`config hot reload applied \\([^)]*${PLUGIN_ID}`).test(chain.log().slice(logBefore)), 300_000, 500);
+  const task = 'Document the zeta entry module';
+  const run = await spawnClaude({ task, cwd: repos.zeta.dir });
+  assert.ok(run.sent.startsWith(task), run.sent);
+  assert.equal(addon.parseOriginMarker(run.sent), undefined, 'no briefing: the pre-flight failed');
+  assert.ok(transcript(run.sessionId).some((l) => l.type === 'assistant'), 'Claude Code ran');
+  assert.match(chain.log().slice(logBefore), /spawn pre-flight failed, the spawn proceeds as asked/);
+});
+
+test('the gateway stays healthy and, stopped, leaves nothing running', { timeout: 300_000 }, async () => {
+  assert.equal(chain.call('health').ok, true);
+  const left = await chain.stop();
+  assert.deepEqual(left, [], 'nothing left running after the gateway stopped');
+  assert.doesNotMatch(chain.log(), /before_tool_call hook failed|panicked/);
+  assert.equal(api.requests.filter((r) => r.path.startsWith('/v1/messages') && !r.completed).length, 0, 'every answer was delivered');
+});
