@@ -920,6 +920,15 @@ export interface InFlightSpawn {
   claudeSessionId?: string
   /** OpenClaw's child session key, once known. */
   childSessionKey?: string
+  /**
+   * When the spawn started, in milliseconds since the epoch. Once its
+   * Claude Code session is known and a minute has passed, the spawn
+   * counts as running only while that session shows it runs (its
+   * process's liveness record, or its transcript written within the busy
+   * window), since OpenClaw does not report the end of every spawn.
+   * Absent: it counts as running until the caller leaves it out.
+   */
+  startedAtMs?: number
 }
 
 /**

@@ -469,7 +469,7 @@ async function preflight(api, event, ctx) {
         ...p.guards,
         continuationResume: p.continuation.resume,
         continuationContext: p.continuation.context,
-        inFlight: [...spawns.values()].filter(running).map((s) => ({ repoPath: s.repoPath, cwd: s.cwd, claudeSessionId: s.claudeSessionId, childSessionKey: s.childSessionKey })),
+        inFlight: [...spawns.values()].filter(running).map((s) => ({ repoPath: s.repoPath, cwd: s.cwd, claudeSessionId: s.claudeSessionId, childSessionKey: s.childSessionKey, startedAtMs: s.startedAt })),
         resumable: [...spawns.values()]
           .filter((s) => s.mode === 'session' && s.ended && !s.closed && s.claudeSessionId && s.requesterSessionKey === requesterKey)
           .map((s) => ({ claudeSessionId: /** @type {string} */ (s.claudeSessionId), cwd: s.repoPath ?? s.cwd, childSessionKey: s.childSessionKey })),

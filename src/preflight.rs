@@ -42,6 +42,13 @@ pub struct InFlightSpawn {
     pub claude_session_id: Option<String>,
     /// OpenClaw's child session key, once known.
     pub child_session_key: Option<String>,
+    /// When the spawn started, in milliseconds since the epoch. Once its
+    /// Claude Code session is known and a minute has passed, the spawn
+    /// counts as running only while that session shows it runs (its
+    /// process's liveness record, or its transcript written within the busy
+    /// window), since OpenClaw does not report the end of every spawn.
+    /// Absent: it counts as running until the caller leaves it out.
+    pub started_at_ms: Option<f64>,
 }
 
 /// A Claude Code session the host can still resume for the requester.
@@ -178,6 +185,10 @@ impl From<InFlightSpawn> for pf::InFlightSpawn {
             cwd: s.cwd,
             claude_session_id: s.claude_session_id,
             child_session_key: s.child_session_key,
+            started_at: s
+                .started_at_ms
+                .filter(|ms| ms.is_finite() && *ms >= 0.0)
+                .map(|ms| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64)),
         }
     }
 }

@@ -7,7 +7,7 @@ use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord};
 use session_intel_core::claude_code::{DiscoverOptions, PersistentCache, ScanCache, SessionSource};
 use session_intel_core::preflight::{
     find_spawned_session, preflight_spawn, Decision, GuardMode, InFlightSpawn, PreflightOptions,
-    PreflightOutcome, ResumableSession, SpawnRequest,
+    PreflightOutcome, ResumableSession, SpawnRequest, SPAWN_START_GRACE,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -239,6 +239,7 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
         cwd: w.repo.join("src").to_string_lossy().into_owned(),
         claude_session_id: Some(A.into()),
         child_session_key: Some("agent:claude:acp:1234".into()),
+        started_at: None,
     }];
     let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
     assert_eq!(out.decision, Decision::Block);
@@ -253,6 +254,22 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
     // Another repository at the same moment is not blocked.
     let out = w.run(&w.request("Write a post", Some(&w.other)), &opts);
     assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    // A spawn whose session is known holds its repository past its start
+    // grace only while that session shows it runs: OpenClaw does not
+    // report the end of every spawn.
+    opts.in_flight[0].started_at = Some(SystemTime::now());
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    let long_ago = SystemTime::now() - SPAWN_START_GRACE - Duration::from_secs(5);
+    opts.in_flight[0].started_at = Some(long_ago);
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    // ...and its transcript written seconds ago shows it still runs.
+    let written = w.session(&w.repo, A, "Add tax", &[], Duration::from_secs(1));
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    assert_eq!(out.running.unwrap().signal, "spawn");
+    fs::remove_file(written).unwrap();
 
     // A transcript written seconds ago by another process.
     let opts = w.options();

@@ -13,8 +13,8 @@ pub mod registry;
 mod result_memo;
 pub mod scan_cache;
 pub mod scan_store;
-pub mod spawn_record;
 pub mod session_meta;
+pub mod spawn_record;
 pub mod transcript;
 pub mod usage;
 

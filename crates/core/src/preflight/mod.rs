@@ -80,7 +80,19 @@ pub struct InFlightSpawn {
     pub claude_session_id: Option<String>,
     /// OpenClaw's child session key, once known.
     pub child_session_key: Option<String>,
+    /// When the spawn started. A spawn whose Claude Code session is known
+    /// and that started more than [`SPAWN_START_GRACE`] ago counts as
+    /// running only while that session shows it runs (its process's
+    /// liveness record, or its transcript written within the busy window):
+    /// OpenClaw does not report the end of every spawn. `None`: counts as
+    /// running until the caller drops it.
+    pub started_at: Option<SystemTime>,
 }
+
+/// How long after its start a spawn of this gateway counts as running on
+/// the caller's word alone: long enough for the ACP backend to start
+/// Claude Code, which then shows it runs by itself.
+pub const SPAWN_START_GRACE: Duration = Duration::from_secs(60);
 
 /// A Claude Code session the host still holds for the requester, so that a
 /// `resumeSessionId` naming it is accepted.
@@ -523,9 +535,31 @@ fn running_session(
     sessions: &[DiscoveredSession],
     opts: &PreflightOptions,
 ) -> Option<RunningSession> {
+    let live = running_sessions(claude_dir);
+    let now = SystemTime::now();
+    // Whether a session's transcript was written within the busy window.
+    let written_recently = |s: &DiscoveredSession| {
+        s.transcript_path
+            .as_deref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .and_then(|m| m.modified().ok())
+            .is_some_and(|t| now.duration_since(t).unwrap_or_default() < opts.busy_window)
+    };
+    // A spawn past its start grace whose session is known runs only while
+    // that session shows it.
+    let still_running = |s: &InFlightSpawn| match (&s.claude_session_id, s.started_at) {
+        (Some(id), Some(at)) if now.duration_since(at).unwrap_or_default() > SPAWN_START_GRACE => {
+            live.iter().any(|l| &l.session_id == id)
+                || sessions
+                    .iter()
+                    .any(|d| &d.session_id == id && written_recently(d))
+        }
+        _ => true,
+    };
     if let Some(s) = opts.in_flight.iter().find(|s| {
-        same_repo(s.repo_path.as_deref().unwrap_or(&s.cwd), repo)
-            || resolve_lexically(&s.cwd).starts_with(repo)
+        (same_repo(s.repo_path.as_deref().unwrap_or(&s.cwd), repo)
+            || resolve_lexically(&s.cwd).starts_with(repo))
+            && still_running(s)
     }) {
         return Some(RunningSession {
             session_id: s.claude_session_id.clone(),
@@ -534,7 +568,7 @@ fn running_session(
         });
     }
     let finished = |id: &str| opts.finished_session_ids.iter().any(|f| f == id);
-    if let Some(live) = running_sessions(claude_dir).into_iter().find(|l| {
+    if let Some(live) = live.into_iter().find(|l| {
         !finished(&l.session_id)
             && (l.cwd.as_deref().is_some_and(|cwd| same_repo(cwd, repo))
                 || sessions.iter().any(|s| s.session_id == l.session_id))
@@ -545,7 +579,6 @@ fn running_session(
             signal: "liveness",
         });
     }
-    let now = SystemTime::now();
     // Only sessions discovery saw change within the window (and a second
     // of slack) are stat'ed again.
     let since = chrono::Duration::from_std(opts.busy_window.saturating_add(Duration::from_secs(1)))
@@ -556,13 +589,7 @@ fn running_session(
         .iter()
         .filter(|s| s.last_modified >= since)
         .filter(|s| !finished(&s.session_id))
-        .find(|s| {
-            s.transcript_path
-                .as_deref()
-                .and_then(|p| std::fs::metadata(p).ok())
-                .and_then(|m| m.modified().ok())
-                .is_some_and(|t| now.duration_since(t).unwrap_or_default() < opts.busy_window)
-        })
+        .find(|s| written_recently(s))
         .map(|s| RunningSession {
             session_id: Some(s.session_id.clone()),
             child_session_key: None,
