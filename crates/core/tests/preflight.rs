@@ -119,14 +119,19 @@ impl World {
         }
         let path = dir.join(format!("{id}.jsonl"));
         fs::write(&path, lines.join("\n") + "\n").unwrap();
-        fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(SystemTime::now() - age)
-            .unwrap();
+        last_written(&path, age);
         path
     }
+}
+
+/// Sets `path`'s modification time to `age` ago.
+fn last_written(path: &Path, age: Duration) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(SystemTime::now() - age)
+        .unwrap();
 }
 
 const HOUR: Duration = Duration::from_secs(3600);
@@ -489,12 +494,7 @@ fn a_relevant_session_that_scores_under_the_threshold_is_not_continued() {
         .unwrap()
         .replace("feature/cart-totals", "main");
     fs::write(&path, text).unwrap();
-    fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(SystemTime::now() - 240 * HOUR)
-        .unwrap();
+    last_written(&path, 240 * HOUR);
     let mut opts = w.options();
     opts.resumable = vec![ResumableSession {
         claude_session_id: A.into(),
