@@ -83,13 +83,13 @@ function measure(cmd, args, env = {}) {
 }
 
 /**
- * `measure` of several processes, run in turn (one run of each, RUNS
- * times), so that the ratios between them are taken over the same stretch
+ * `measure` of several processes, run in turn (one run of each, `rounds`
+ * times, RUNS unless given), so that the ratios between them are taken over the same stretch
  * of a shared machine's ups and downs.
  */
-function measureAlternating(processes) {
+function measureAlternating(processes, rounds = RUNS) {
   const runs = processes.map(() => ({ times: [], outputs: [], maxRssKb: 0 }));
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < rounds; i++) {
     processes.forEach(([cmd, args, env = {}], p) => {
       const r = runOnce(cmd, args, env);
       runs[p].times.push(r.ms);
@@ -140,7 +140,9 @@ function preflightRows() {
   }
   const once = (what) => [process.execPath, [path.join(here, 'preflight-once.mjs'), repo, claudeDir, stateDir, what, String(Math.max(RUNS, 9))]];
   runOnce(...once('separate')); // fills the persistent scan cache
-  const [pre, sep] = measureAlternating([once('preflight'), once('separate')]).map((m) => medianOfRuns(m.outputs));
+  // A first call's time moves by a third from process to process (the
+  // 60,000-file status, the thread pool's start): nine rounds at least.
+  const [pre, sep] = measureAlternating([once('preflight'), once('separate')], Math.max(RUNS, 9)).map((m) => medianOfRuns(m.outputs));
   const ms = (v) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
   const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
   // CPU time (every thread) is printed too: on a loaded machine it moves
