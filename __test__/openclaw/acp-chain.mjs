@@ -240,11 +240,21 @@ export async function startChain({ api, plugin, pluginConfig = {} }) {
     cli,
     /** This package's plugin config, written to the config file (then `reloadPlugin`). */
     setPluginConfig,
-    /** POST /tools/invoke: `{ status, body }`. */
-    async invoke(name, args, { sessionKey = REQUESTER } = {}) {
+    /**
+     * POST /tools/invoke: `{ status, body }`. `origin` is the conversation
+     * the call comes from, as the Gateway reads it from the request's
+     * headers: `{ channel, accountId, to, threadId }`, each optional.
+     */
+    async invoke(name, args, { sessionKey = REQUESTER, origin = {} } = {}) {
+      const originHeaders = Object.fromEntries(Object.entries({
+        'x-openclaw-message-channel': origin.channel,
+        'x-openclaw-account-id': origin.accountId,
+        'x-openclaw-message-to': origin.to,
+        'x-openclaw-thread-id': origin.threadId,
+      }).filter(([, v]) => v !== undefined));
       const res = await fetch(`http://127.0.0.1:${port}/tools/invoke`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...originHeaders },
         body: JSON.stringify({ name, sessionKey, args }),
         signal: AbortSignal.timeout(180_000),
       });
@@ -257,9 +267,9 @@ export async function startChain({ api, plugin, pluginConfig = {} }) {
       }
       return { status: res.status, body };
     },
-    /** sessions_spawn of Claude Code through ACP, for the main agent's main session. */
-    spawnClaude(args) {
-      return chain.invoke('sessions_spawn', { runtime: 'acp', agentId: 'claude', mode: 'run', ...args });
+    /** sessions_spawn of Claude Code through ACP, for the main agent's main session (`opts` as for `invoke`). */
+    spawnClaude(args, opts) {
+      return chain.invoke('sessions_spawn', { runtime: 'acp', agentId: 'claude', mode: 'run', ...args }, opts);
     },
     /** A Gateway RPC method through `openclaw gateway call`. */
     call(method, params = {}) {

@@ -17,12 +17,15 @@ import { startFakeAnthropic } from '../fake-anthropic.mjs';
 import { PLUGIN_ID, packedPlugin } from './pack.mjs';
 import { commandLine, gitRepo, lineText, sleep, startChain, transcriptsOf, until } from './acp-chain.mjs';
 
-/** The texts of the user messages Claude Code sent, without its own system reminders. */
-const userTexts = (r) => r.messages.filter((m) => m.role === 'user')
-  .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b?.type === 'text').map((b) => b.text)))
+/** The texts of one user message, without Claude Code's own system reminders. */
+const textsOf = (m) => (typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b?.type === 'text').map((b) => b.text))
   .filter((t) => !t.startsWith('<system-reminder>'));
+/** The texts of the user messages Claude Code sent, without its own system reminders. */
+const userTexts = (r) => r.messages.filter((m) => m.role === 'user').flatMap(textsOf);
 /** The first user message of a request: the task Claude Code was given. */
 const taskMessage = (r) => userTexts(r)[0];
+/** The task a request works on: the latest user message with text (a resumed session's new task). */
+const currentTask = (r) => r.messages.filter((m) => m.role === 'user').map(textsOf).findLast((t) => t.length)?.[0];
 /** Claude Code's request for a session title: `<session>…</session>` and the instructions. */
 const isTitleRequest = (r) => r.lastUserText.startsWith('<session>');
 
@@ -46,7 +49,7 @@ const toolCalls = new Map();
  */
 function respond(req) {
   if (isTitleRequest(req)) return { text: req.lastUserText.split('\n')[1] ?? 'Untitled' };
-  const task = taskMessage(req) ?? '';
+  const task = currentTask(req) ?? '';
   const calls = [...toolCalls].find(([word]) => task.includes(word));
   if (calls && !req.messages.some((m) => m.role === 'assistant')) return { toolCalls: calls[1] };
   const held = [...holds].find(([word]) => task.includes(word));
@@ -57,7 +60,8 @@ let api;
 let chain;
 /**
  * Repositories: alpha (briefing, attribution), beta (busy), epsilon (the
- * other repository), gamma and delta (continuation), zeta (the plugin failing).
+ * other repository), gamma and delta (continuation), eta (resuming a
+ * persistent spawn), zeta (the plugin failing).
  */
 const repos = {};
 
@@ -68,7 +72,7 @@ before(async () => {
   repos.alpha = gitRepo(path.join(base, 'alpha'), { branch: 'feature/cart', files: { 'README.md': '# shop\n', 'src/cart.js': 'export const total = (items) => items.length;\n' }, message: 'Add the cart' });
   fs.writeFileSync(path.join(repos.alpha.dir, 'src', 'cart.js'), 'export const total = (items) => items.reduce((s, i) => s + i.price, 0);\n');
   fs.writeFileSync(path.join(repos.alpha.dir, 'NOTES.md'), 'totals in cents\n');
-  for (const name of ['beta', 'gamma', 'delta', 'epsilon', 'zeta']) repos[name] = gitRepo(path.join(base, name), { files: { 'README.md': `# ${name}\n`, 'src/index.js': '// entry\n' } });
+  for (const name of ['beta', 'gamma', 'delta', 'epsilon', 'eta', 'zeta']) repos[name] = gitRepo(path.join(base, name), { files: { 'README.md': `# ${name}\n`, 'src/index.js': '// entry\n' } });
 }, { timeout: 900_000 });
 
 after(async () => {
@@ -133,13 +137,14 @@ async function taskRun(childSessionKey) {
 }
 
 /**
- * Spawns Claude Code with `args` and waits for its first request to the
- * API (and, unless `wait` is false, for its end). Returns OpenClaw's child
- * key, Claude Code's session id and the task message it sent.
+ * Spawns Claude Code with `args` (from the conversation `origin`, see
+ * `chain.invoke`) and waits for its first request to the API (and, unless
+ * `wait` is false, for its end). Returns OpenClaw's child key, Claude
+ * Code's session id and the task message it sent.
  */
-async function spawnClaude(args, { wait = true } = {}) {
+async function spawnClaude(args, { wait = true, origin } = {}) {
   for (let attempt = 1; ; attempt++) {
-    const { childSessionKey } = accepted(await chain.spawnClaude(args));
+    const { childSessionKey } = accepted(await chain.spawnClaude(args, { origin }));
     const sent = api.waitForRequest((r) => !isTitleRequest(r) && (taskMessage(r) ?? '').includes(args.task), 300_000)
       .catch((e) => assert.fail(`${e.message}: Claude Code never sent the task of ${childSessionKey}\n${chain.diagnostics()}`));
     let settled = false;
@@ -331,6 +336,44 @@ test('attribution outlives OpenClaw\'s ACP record: the spawned session is source
   const listed = tool.body?.result?.details?.sessions ?? [];
   const viaTool = listed.find((s) => s.sessionId === cart.sessionId);
   assert.equal(viaTool?.source, 'openclaw', JSON.stringify(tool.body).slice(0, 2000));
+});
+
+/**
+ * The conversation a persistent spawn is bound to: OpenClaw's own chat
+ * (`webchat`) binds a spawn to the current conversation through OpenClaw's
+ * generic conversation bindings, which `mode: "session"` requires
+ * (`thread: true`). Its replies cannot be delivered to a chat channel here,
+ * so such a spawn streams to its requester (`streamTo: "parent"`).
+ */
+const WEBCHAT_THREAD = { channel: 'webchat', threadId: 'osi-chain-thread-1' };
+
+test('resuming a persistent spawn: OpenClaw keeps its record after its task, accepts a spawn resuming it, and the same transcript grows', { timeout: 600_000 }, async () => {
+  // An idle persistent session keeps its Claude Code process, which the
+  // busy guard counts as running: it warns here instead of blocking.
+  const logBefore = chain.log().length;
+  chain.setPluginConfig({ spawnPreflight: { guards: { busy: 'warn' } } });
+  await until('the gateway to apply the plugin config', () => new RegExp(`config hot reload applied \\([^)]*${PLUGIN_ID}`).test(chain.log().slice(logBefore)), 300_000, 500);
+
+  const firstTask = 'Add a webhook handler for refunds in src/refunds.js';
+  const first = await spawnClaude({ task: firstTask, cwd: repos.eta.dir, mode: 'session', thread: true, streamTo: 'parent' }, { wait: false, origin: WEBCHAT_THREAD });
+  await until(`Claude Code to answer in ${first.sessionId}`, () => transcript(first.sessionId)?.some((l) => l.type === 'assistant' && lineText(l) === `Done: ${firstTask}`), 300_000);
+  await sleep(5000);
+  // Its task is over; OpenClaw still records the session for the requester, by its Claude session id.
+  const record = (await acpRecords()).find((r) => r.key === first.childSessionKey);
+  assert.ok(record, `OpenClaw keeps its ACP record of ${first.childSessionKey}`);
+  assert.equal(JSON.parse(record.identity).acpxSessionId, first.sessionId);
+  const before = transcript(first.sessionId).length;
+
+  const task = 'Add retries to the refunds webhook handler';
+  const res = await chain.spawnClaude({ task, cwd: repos.eta.dir, resumeSessionId: first.sessionId });
+  const { childSessionKey } = accepted(res);
+  assert.notEqual(childSessionKey, first.childSessionKey, 'a new OpenClaw child');
+  const req = await api.waitForRequest((r) => !isTitleRequest(r) && r.lastUserText.startsWith(task), 300_000);
+  assert.equal(req.sessionId, first.sessionId, 'Claude Code continued the same session');
+  assert.ok(userTexts(req).some((t) => t.startsWith(firstTask)), 'the request carries the first task in its history');
+  await until(`Claude Code to answer the resumed task in ${first.sessionId}`, () => transcript(first.sessionId).some((l) => l.type === 'assistant' && lineText(l).startsWith(`Done: ${task}`)), 300_000);
+  assert.ok(transcript(first.sessionId).length > before, 'the same transcript grew');
+  assert.deepEqual(transcriptsOf(chain.claudeDir, repos.eta.dir).map((t) => t.sessionId), [first.sessionId], 'no other session in the repository');
 });
 
 test('the plugin failing (its Claude config dir is a file) never stops a spawn: Claude Code gets the task as asked', { timeout: 600_000 }, async () => {
