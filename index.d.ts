@@ -987,6 +987,16 @@ export declare function listSpawns(agentId: string, stateDir?: string | undefine
 export declare function listTranscripts(options?: TranscriptOptions | undefined | null): Promise<Array<TranscriptSummary>>
 
 /**
+ * The task a spawn sends when no briefing is written: `task` unchanged,
+ * then the `---` separator and the origin marker
+ * `[openclaw:agent=<agentId>,spawn=<nonce>]`, the layout of a briefing's
+ * opening (so the task stays the session's title). What the plugin sends
+ * when the pre-flight fails or runs out of time, so that the spawn is
+ * still recorded and its transcript found.
+ */
+export declare function markSpawnTask(task: string, agentId: string, nonce: string): string
+
+/**
  * Header facts of one Claude Code transcript: branch, first prompt, origin
  * marker, line count, deduplicated token totals and compactions.
  */

@@ -307,6 +307,17 @@ impl From<pf::PreflightOutcome> for PreflightResult {
     }
 }
 
+/// The task a spawn sends when no briefing is written: `task` unchanged,
+/// then the `---` separator and the origin marker
+/// `[openclaw:agent=<agentId>,spawn=<nonce>]`, the layout of a briefing's
+/// opening (so the task stays the session's title). What the plugin sends
+/// when the pre-flight fails or runs out of time, so that the spawn is
+/// still recorded and its transcript found.
+#[napi(catch_unwind)]
+pub fn mark_spawn_task(task: String, agent_id: String, nonce: String) -> String {
+    pf::briefing::marked_task(&task, &agent_id, &nonce)
+}
+
 /// One spawn the pre-flight let through, as recorded in
 /// `<stateRoot>/agents/<agentId>/claude-code-spawns.json`.
 #[napi(object)]
@@ -333,7 +344,9 @@ pub struct SpawnRecord {
     pub mode: Option<String>,
     /// The spawn resumed `claudeSessionId`.
     pub resumed: Option<bool>,
-    /// The pre-flight's decision.
+    /// The pre-flight's decision: `brief`, `resume`, `pass`, or `failed` or
+    /// `overrun` when it did not finish (the spawn went ahead with its
+    /// origin marker only).
     pub decision: Option<String>,
     /// When it was let through (ISO-8601).
     pub started_at: Option<String>,

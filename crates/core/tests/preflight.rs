@@ -208,7 +208,11 @@ fn a_spawn_without_cwd_is_blocked_naming_cwd_and_the_workspace_unless_the_guard_
     let out = w.run(&w.request("Fix it", None), &warn);
     assert_eq!(out.decision, Decision::Pass);
     assert_eq!(out.warnings.len(), 1);
-    assert!(out.task.is_none());
+    // Passed unbriefed, it still carries its origin marker.
+    assert_eq!(
+        out.task.as_deref(),
+        Some(format!("Fix it\n\n---\n[openclaw:agent=main,spawn={}]", out.nonce).as_str())
+    );
     warn.guards.missing_cwd = GuardMode::Off;
     let out = w.run(&w.request("Fix it", None), &warn);
     assert_eq!((out.decision, out.warnings.len()), (Decision::Pass, 0));

@@ -53,7 +53,9 @@ pub struct SpawnRecord {
     pub mode: Option<String>,
     /// The spawn resumed this session (its `resumeSessionId`).
     pub resumed: Option<bool>,
-    /// What the pre-flight decided (`"brief"`, `"resume"`, `"pass"`).
+    /// What the pre-flight decided (`"brief"`, `"resume"`, `"pass"`), or
+    /// `"failed"` or `"overrun"` when it did not finish and the spawn went
+    /// ahead with its origin marker only.
     pub decision: Option<String>,
     /// When the spawn was let through (ISO-8601).
     pub started_at: Option<String>,

@@ -26,7 +26,6 @@ pub use find::find_spawned_session;
 
 use crate::claude_code::discovery::find_transcript;
 use crate::claude_code::liveness::running_sessions;
-use crate::claude_code::origin::origin_marker_for;
 use crate::claude_code::paths::{claude_config_dir, resolve_lexically};
 use crate::claude_code::{DiscoverOptions, DiscoveredSession, ScanCache};
 use crate::error::{Error, ErrorCode, Result};
@@ -34,7 +33,7 @@ use crate::project_status::{gather_with_sessions, ProjectStatusOptions};
 use crate::selection::relevance::semantic_fallback;
 use crate::selection::scoring::score_session;
 use crate::selection::{Candidate, DEFAULT_RESUME_THRESHOLD};
-use briefing::{bounded, briefing_lines, PriorContext};
+use briefing::{bounded, briefing_lines, marked_task, spawn_marker, PriorContext};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -198,7 +197,8 @@ impl Default for PreflightOptions {
 /// What the pre-flight decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
-    /// Leave the spawn as asked (a guard off or warning without a folder to brief on).
+    /// Leave the spawn as asked but for its origin marker after the task (a
+    /// guard off or warning without a folder to brief on).
     Pass,
     /// Add the briefing to the task.
     Brief,
@@ -328,9 +328,12 @@ fn decide(
 ) -> Result<PreflightOutcome> {
     let mut warnings = Vec::new();
     let mut warned = None;
+    // A spawn let through unbriefed still carries its origin marker, by
+    // which it is recorded and its transcript found.
     let pass = |warnings: Vec<String>, warned, reason: &str| PreflightOutcome {
         warnings,
         guard: warned,
+        task: Some(marked_task(&req.task, &req.agent_id, &opts.nonce)),
         ..PreflightOutcome::new(Decision::Pass, reason.to_owned())
     };
 
@@ -476,11 +479,7 @@ fn decide(
         }
     }
 
-    let mut extra = vec![];
-    if !opts.nonce.is_empty() {
-        extra.push(("spawn".to_owned(), opts.nonce.clone()));
-    }
-    let marker = origin_marker_for(&req.agent_id, &extra);
+    let marker = spawn_marker(&req.agent_id, &opts.nonce);
     let (briefing, truncated) = if opts.briefing {
         let lines = briefing_lines(&marker, &status, prior.as_ref(), &warnings, now.timestamp());
         bounded(&lines, opts.briefing_max_chars)
