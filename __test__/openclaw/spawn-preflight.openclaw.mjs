@@ -333,19 +333,48 @@ test('attribution outlives OpenClaw\'s ACP record: the spawned session is source
   assert.equal(viaTool?.source, 'openclaw', JSON.stringify(tool.body).slice(0, 2000));
 });
 
-test('the plugin failing (its Claude config dir is a file) never stops a spawn: Claude Code gets the task as asked', { timeout: 600_000 }, async () => {
+/** Sets the plugin's config and waits until the gateway has applied it (no restart). */
+async function reconfigure(config) {
+  const logBefore = chain.log().length;
+  chain.setPluginConfig(config);
+  await until('the gateway to apply the plugin config', () => new RegExp(`config hot reload applied \\([^)]*${PLUGIN_ID}`).test(chain.log().slice(logBefore)), 300_000, 500);
+}
+
+/** The plugin's record of the spawn whose marker Claude Code received in `sent`. */
+async function spawnRecordOf(sent) {
+  const nonce = addon.parseOriginMarker(sent)?.spawn;
+  assert.ok(nonce, `the origin marker with the spawn's nonce: ${sent}`);
+  return (await addon.listSpawns('main', chain.state)).find((r) => r.nonce === nonce);
+}
+
+test('the plugin failing (its Claude config dir is a file) never stops a spawn: Claude Code gets the task and the origin marker, and the spawn is recorded', { timeout: 600_000 }, async () => {
   const file = path.join(chain.scratch, 'not-a-folder');
   fs.writeFileSync(file, 'x');
   const logBefore = chain.log().length;
-  chain.setPluginConfig({ claudeConfigDir: file });
-  // The gateway applies a plugin's config change without a restart.
-  await until('the gateway to apply the plugin config', () => new RegExp(`config hot reload applied \\([^)]*${PLUGIN_ID}`).test(chain.log().slice(logBefore)), 300_000, 500);
+  await reconfigure({ claudeConfigDir: file });
   const task = 'Document the zeta entry module';
-  const run = await spawnClaude({ task, cwd: repos.zeta.dir });
-  assert.ok(run.sent.startsWith(task), run.sent);
-  assert.equal(addon.parseOriginMarker(run.sent), undefined, 'no briefing: the pre-flight failed');
+  const run = await spawnClaude({ task, cwd: repos.zeta.dir, label: 'zeta-docs' });
+  assert.ok(run.sent.startsWith(`${task}\n\n---\n[openclaw:agent=main,spawn=`), run.sent);
+  assert.doesNotMatch(run.sent, /Briefing from OpenClaw/, 'no briefing: the pre-flight failed');
   assert.ok(transcript(run.sessionId).some((l) => l.type === 'assistant'), 'Claude Code ran');
-  assert.match(chain.log().slice(logBefore), /spawn pre-flight failed, the spawn proceeds as asked/);
+  assert.match(chain.log().slice(logBefore), /spawn pre-flight failed, the spawn proceeds with its task and origin marker only/);
+  const rec = await spawnRecordOf(run.sent);
+  assert.deepEqual([rec?.task, rec?.label, rec?.cwd, rec?.decision], [task, 'zeta-docs', repos.zeta.dir, 'failed']);
+});
+
+test('a pre-flight out of time never delays a spawn: Claude Code gets the task and the origin marker, and the session is recorded as OpenClaw\'s', { timeout: 600_000 }, async () => {
+  const logBefore = chain.log().length;
+  await reconfigure({ spawnPreflight: { budgetMs: 1 } });
+  const task = 'Add a zeta changelog entry';
+  const run = await spawnClaude({ task, cwd: repos.zeta.dir, label: 'zeta-log' });
+  assert.ok(run.sent.startsWith(`${task}\n\n---\n[openclaw:agent=main,spawn=`), run.sent);
+  assert.doesNotMatch(run.sent, /Briefing from OpenClaw/);
+  assert.match(chain.log().slice(logBefore), /spawn pre-flight took longer than 1 ms, the spawn proceeds with its task and origin marker only/);
+  await until('the plugin to learn the session of the overrun spawn', async () => (await spawnRecordOf(run.sent))?.claudeSessionId === run.sessionId, 120_000, 1000);
+  assert.equal((await spawnRecordOf(run.sent)).decision, 'overrun');
+  const listed = (await discover(repos.zeta.dir)).find((s) => s.sessionId === run.sessionId);
+  assert.deepEqual([listed?.source, listed?.label, listed?.title], ['openclaw', 'zeta-log', task]);
+  await reconfigure({});
 });
 
 test('the gateway stays healthy and, stopped, leaves nothing running', { timeout: 300_000 }, async () => {
