@@ -1949,7 +1949,11 @@ export interface SpawnRecord {
   mode?: string
   /** The spawn resumed `claudeSessionId`. */
   resumed?: boolean
-  /** The pre-flight's decision. */
+  /**
+   * The pre-flight's decision: `brief`, `resume`, `pass`, or `failed` or
+   * `overrun` when it did not finish (the spawn went ahead with its
+   * origin marker only).
+   */
   decision?: string
   /** When it was let through (ISO-8601). */
   startedAt?: string

@@ -9,6 +9,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -225,7 +226,7 @@ test('the briefing: the unchanged task first, then the real branch, head commit 
   if (titleReq) assert.equal(titleReq.lastUserText.split('\n')[1], CART_TASK);
 });
 
-test('the guards: no cwd and a missing cwd are blocked with their reason, before Claude Code starts', { timeout: 300_000 }, async () => {
+test('the guards: no cwd, a missing cwd and a resume of a gone transcript are blocked with their reason, before Claude Code starts', { timeout: 300_000 }, async () => {
   const before = api.requests.length;
   const noCwd = blocked(await chain.spawnClaude({ task: 'Fix the login redirect' }));
   assert.match(noCwd, /`cwd`/);
@@ -234,6 +235,11 @@ test('the guards: no cwd and a missing cwd are blocked with their reason, before
   const missing = blocked(await chain.spawnClaude({ task: 'Fix the login redirect', cwd: nowhere }));
   assert.ok(missing.includes(nowhere), missing);
   assert.match(missing, /does not exist/);
+  // A resume of a session whose transcript is gone: our reason, not OpenClaw's resume_forbidden.
+  const gone = randomUUID();
+  const noTranscript = blocked(await chain.spawnClaude({ task: 'Fix the login redirect', cwd: repos.epsilon.dir, resumeSessionId: gone }));
+  assert.ok(noTranscript.includes(gone), noTranscript);
+  assert.match(noTranscript, /transcript is gone.*Omit resumeSessionId/s);
   await sleep(3000);
   assert.equal(api.requests.slice(before).filter((r) => (taskMessage(r) ?? '').includes('login redirect')).length, 0, 'Claude Code never ran');
 });
