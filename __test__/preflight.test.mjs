@@ -280,3 +280,21 @@ test('plugin: a guard in warn mode lets the spawn pass with its origin marker, r
   const rec = (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonceOf(out.params.task));
   assert.deepEqual([rec?.task, rec?.cwd, rec?.decision], ['x', undefined, 'pass']);
 });
+
+test('plugin: after a gateway restart, a recorded spawn whose session was not learned yet is looked for again', async (t) => {
+  const w = world();
+  const task = 'Rename the cart helpers';
+  const nonce = 'a1b2c3d4e5f60718';
+  const startedAt = new Date(Date.now() - 30_000).toISOString();
+  await addon.recordSpawn('main', { nonce, task, cwd: w.repo, repoPath: w.repo, mode: 'run', decision: 'brief', startedAt }, w.stateDir);
+  const { api, log } = load({ claudeConfigDir: w.claudeConfigDir });
+  api.service.start({ stateDir: w.stateDir });
+  t.after(() => api.service.stop());
+  const id = uuid();
+  writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, addon.markSpawnTask(task, 'main', nonce), { cwd: w.repo })]));
+  const learned = async () => (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce)?.claudeSessionId;
+  for (let i = 0; i < 100 && !(await learned()); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await learned(), id);
+  assert.equal((await addon.discoverSessions(w.repo, { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir })).find((s) => s.sessionId === id)?.source, 'openclaw');
+  assert.deepEqual(log.warn, []);
+});

@@ -442,6 +442,52 @@ function startLearning(api) {
   learnTimer.unref?.();
 }
 
+/**
+ * After a gateway restart: the recorded spawns of the last
+ * `LEARN_FOR_MS` whose Claude Code session was not learned yet (the
+ * gateway stopped first) are looked for again, so that they are still
+ * listed as OpenClaw's.
+ * @param {Api} api
+ */
+async function relearn(api) {
+  try {
+    if (!settings(api).spawnPreflight.enabled) return;
+    const root = stateDir() ?? path.join(os.homedir(), '.openclaw');
+    /** @type {string[]} */
+    let agents = [];
+    try {
+      agents = fs.readdirSync(path.join(root, 'agents'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch {}
+    let found = false;
+    for (const agentId of agents) {
+      if (!fs.existsSync(path.join(root, 'agents', agentId, 'claude-code-spawns.json'))) continue;
+      for (const r of await addon().listSpawns(agentId, root)) {
+        const at = Date.parse(r.startedAt ?? '');
+        if (r.claudeSessionId || !r.cwd || spawns.has(r.nonce) || !(Date.now() - at < LEARN_FOR_MS)) continue;
+        spawns.set(r.nonce, {
+          nonce: r.nonce,
+          agentId,
+          requesterSessionKey: r.requesterSessionKey ?? undefined,
+          toolCallId: undefined,
+          cwd: r.cwd,
+          repoPath: r.repoPath ?? undefined,
+          mode: r.mode ?? 'run',
+          startedAt: at,
+          claudeSessionId: undefined,
+          childSessionKey: r.childSessionKey ?? undefined,
+          started: false,
+          ended: Boolean(r.endedAt),
+          closed: Boolean(r.endedAt),
+        });
+        found = true;
+      }
+    }
+    if (found) startLearning(api);
+  } catch (e) {
+    api.logger.warn(`${PLUGIN_ID}: recorded spawns not looked up again (${describe(coded(e))})`);
+  }
+}
+
 function stopLearning() {
   if (learnTimer) clearInterval(learnTimer);
   learnTimer = undefined;
@@ -795,6 +841,7 @@ export default {
       id: PLUGIN_ID,
       start(ctx) {
         serviceStateDir = ctx.stateDir;
+        void relearn(api);
       },
       stop() {
         stopLearning();
