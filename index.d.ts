@@ -1153,6 +1153,13 @@ export interface PreflightOptions {
   busyWindowMs?: number
   /** How long `gh` may take, in milliseconds (default 1500). */
   githubTimeoutMs?: number
+  /**
+   * How long to wait for the working tree's status, in milliseconds from
+   * the call (default: until it is read). Past it the briefing says the
+   * status was not read in time and has everything else; the read goes
+   * on in the background and speeds up the next call.
+   */
+  statusBudgetMs?: number
   /** The spawn's nonce for the origin marker (default: a fresh one). */
   nonce?: string
   /** Keep session scans in a cache file between processes (default true). */

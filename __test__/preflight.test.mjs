@@ -60,6 +60,18 @@ test('preflightSpawn: the task first and unchanged, then the briefing with the r
   assert.match(small.briefing, /\[briefing truncated to 150 characters\]$/);
 });
 
+test('preflightSpawn: a work tree whose status takes longer than statusBudgetMs is left out of the briefing, the rest kept', async () => {
+  const w = world();
+  fs.mkdirSync(path.join(w.repo, 'bulk'));
+  for (let i = 0; i < 40_000; i++) fs.writeFileSync(path.join(w.repo, 'bulk', `f${i}.txt`), 'x');
+  const o = { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir, persistentCache: false };
+  const hurried = await addon.preflightSpawn({ task: 'Fix the cart', cwd: w.repo, agentId: 'main' }, { ...o, statusBudgetMs: 1 });
+  assert.match(hurried.briefing, /Working tree: not read within the pre-flight's time/);
+  assert.match(hurried.briefing, /branch feature\/totals/);
+  const patient = await addon.preflightSpawn({ task: 'Fix the cart', cwd: w.repo, agentId: 'main' }, o);
+  assert.match(patient.briefing, /Working tree: 0 staged, 1 modified, 2 untracked/);
+});
+
 test('preflightSpawn: guards block with a reason, or warn, or are off; a bad mode is a coded error', async () => {
   const w = world();
   const o = { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir };

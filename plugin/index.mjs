@@ -565,6 +565,8 @@ async function preflight(api, event, ctx) {
         finishedSessionIds: finishedSessions,
         busyWindowMs: p.busyWindowSeconds * 1000,
         githubTimeoutMs: Math.max(1, Math.min(p.githubTimeoutMs, p.budgetMs / 2)),
+        // A huge work tree's status is left out rather than the whole briefing.
+        statusBudgetMs: Math.max(1, Math.round(p.budgetMs * 0.75)),
         nonce,
       },
     ), p.budgetMs);

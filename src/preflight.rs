@@ -106,6 +106,11 @@ pub struct PreflightOptions {
     pub busy_window_ms: Option<f64>,
     /// How long `gh` may take, in milliseconds (default 1500).
     pub github_timeout_ms: Option<f64>,
+    /// How long to wait for the working tree's status, in milliseconds from
+    /// the call (default: until it is read). Past it the briefing says the
+    /// status was not read in time and has everything else; the read goes
+    /// on in the background and speeds up the next call.
+    pub status_budget_ms: Option<f64>,
     /// The spawn's nonce for the origin marker (default: a fresh one).
     pub nonce: Option<String>,
     /// Keep session scans in a cache file between processes (default true).
@@ -247,6 +252,9 @@ impl TryFrom<PreflightOptions> for pf::PreflightOptions {
             github_timeout: o.github_timeout_ms.map_or(d.github_timeout, |ms| {
                 Duration::from_millis(core::timer_ms(ms))
             }),
+            status_budget: o
+                .status_budget_ms
+                .map(|ms| Duration::from_millis(core::timer_ms(ms))),
             nonce: o
                 .nonce
                 .filter(|n| !n.is_empty())

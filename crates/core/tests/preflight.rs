@@ -139,6 +139,45 @@ const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 
 #[test]
+fn a_work_tree_whose_status_is_not_read_in_time_leaves_only_that_line_out_of_the_briefing() {
+    let w = World::new();
+    // Enough files that their status takes far longer than the rest.
+    let bulk = w.repo.join("bulk");
+    fs::create_dir_all(&bulk).unwrap();
+    for i in 0..40_000 {
+        fs::write(bulk.join(format!("f{i}.txt")), "x").unwrap();
+    }
+    let mut hurried = w.options();
+    hurried.status_budget = Some(Duration::from_millis(1));
+    let out = w.run(&w.request("Refactor the cart", Some(&w.repo)), &hurried);
+    let briefing = out.briefing.unwrap();
+    assert!(
+        briefing.contains("Working tree: not read within the pre-flight's time"),
+        "{briefing}"
+    );
+    assert!(
+        briefing.contains("branch feature/cart-totals"),
+        "{briefing}"
+    );
+    assert!(
+        briefing.contains("Add the cart (2 hours ago)"),
+        "{briefing}"
+    );
+    assert!(
+        out.reason
+            .ends_with("(its working tree's status not read in time)"),
+        "{}",
+        out.reason
+    );
+    // Given the time, the same call reads it.
+    let out = w.run(&w.request("Refactor the cart", Some(&w.repo)), &w.options());
+    assert!(out
+        .briefing
+        .unwrap()
+        .contains("1 staged, 1 modified, 2 untracked"));
+}
+
+#[test]
 fn the_task_comes_first_unchanged_then_a_bounded_briefing_of_the_real_repository() {
     let w = World::new();
     let task = "Refactor the cart totals\nKeep the API.";

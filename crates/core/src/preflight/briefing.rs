@@ -130,6 +130,9 @@ pub fn briefing_lines(
 
 /// `Working tree: …` with counts and the first few paths.
 fn working_tree(status: &ProjectStatus) -> String {
+    if !status.status_read {
+        return "Working tree: not read within the pre-flight's time (a large work tree); run `git status` to see the changes".to_owned();
+    }
     let s = &status.git.status;
     let staged = s.staged().len();
     let unstaged = s

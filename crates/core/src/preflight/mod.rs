@@ -35,7 +35,7 @@ use crate::selection::scoring::score_session;
 use crate::selection::{Candidate, DEFAULT_RESUME_THRESHOLD};
 use briefing::{bounded, briefing_lines, marked_task, spawn_marker, PriorContext};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// A fresh spawn nonce: 16 hexadecimal digits, random.
 pub fn new_nonce() -> String {
@@ -158,6 +158,10 @@ pub struct PreflightOptions {
     pub busy_window: Duration,
     /// How long `gh` may take (default 1.5 s).
     pub github_timeout: Duration,
+    /// How long the pre-flight waits for the working tree's status, from
+    /// its start (default: until it is read). Past it the briefing says the
+    /// status was not read in time and has everything else.
+    pub status_budget: Option<Duration>,
     /// The spawn's nonce, put in the origin marker (required for a briefing).
     pub nonce: String,
     /// Discovery's persistent scan cache.
@@ -188,6 +192,7 @@ impl Default for PreflightOptions {
             finished_session_ids: Vec::new(),
             busy_window: Duration::from_secs(10),
             github_timeout: Duration::from_millis(1500),
+            status_budget: None,
             nonce: String::new(),
             persistent_cache: Default::default(),
         }
@@ -326,6 +331,7 @@ fn decide(
     opts: &PreflightOptions,
     cache: &ScanCache,
 ) -> Result<PreflightOutcome> {
+    let started = Instant::now();
     let mut warnings = Vec::new();
     let mut warned = None;
     // A spawn let through unbriefed still carries its origin marker, by
@@ -426,6 +432,7 @@ fn decide(
         &ProjectStatusOptions {
             discover,
             github_timeout: opts.github_timeout,
+            status_deadline: opts.status_budget.map(|b| started + b),
         },
         cache,
     )?;
@@ -504,6 +511,10 @@ fn decide(
             status.repo.path, p.session.session_id
         ),
         (None, None) => format!("briefed on {}", status.repo.path),
+    } + if status.status_read {
+        ""
+    } else {
+        " (its working tree's status not read in time)"
     };
     Ok(PreflightOutcome {
         task: Some(format!("{}\n\n{briefing}", req.task)),
