@@ -366,6 +366,11 @@ test('the plugin failing (its Claude config dir is a file) never stops a spawn: 
   assert.match(chain.log().slice(logBefore), /spawn pre-flight failed, the spawn proceeds with its task and origin marker only/);
   const rec = await spawnRecordOf(run.sent);
   assert.deepEqual([rec?.task, rec?.label, rec?.cwd, rec?.decision], [task, 'zeta-docs', repos.zeta.dir, 'failed']);
+  // The plugin cannot read its transcripts, so it never learns the session:
+  // discovery still finds it OpenClaw's, by the nonce its first prompt carries.
+  assert.equal(rec.claudeSessionId, undefined);
+  const listed = (await discover(repos.zeta.dir)).find((s) => s.sessionId === run.sessionId);
+  assert.deepEqual([listed?.source, listed?.label, listed?.agentId, listed?.title], ['openclaw', 'zeta-docs', 'main', task]);
 });
 
 test('a pre-flight out of time never delays a spawn: Claude Code gets the task and the origin marker, and the session is recorded as OpenClaw\'s', { timeout: 600_000 }, async () => {

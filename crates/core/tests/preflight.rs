@@ -635,6 +635,61 @@ fn a_recorded_spawn_is_found_by_its_nonce_and_stays_openclaws_in_discovery() {
 }
 
 #[test]
+fn a_spawn_whose_session_was_never_learned_is_still_openclaws_by_the_nonce_its_transcript_carries()
+{
+    let w = World::new();
+    let out = w.run(
+        &w.request("Refactor the cart totals", Some(&w.repo)),
+        &w.options(),
+    );
+    w.session(&w.repo, A, &out.task.unwrap(), &[], HOUR);
+    w.session(&w.repo, B, "Look at the tax code", &[], 2 * HOUR);
+    // The record has no Claude session id: the gateway stopped, say,
+    // before it was learned.
+    SpawnLog::new(&w.state)
+        .update(
+            "ops",
+            &SpawnRecord {
+                nonce: out.nonce.clone(),
+                task: Some("Refactor the cart totals".into()),
+                label: Some("cart".into()),
+                cwd: Some(w.repo.to_string_lossy().into_owned()),
+                repo_path: out.repo_path.clone(),
+                started_at: Some("2026-11-27T07:00:00.000Z".into()),
+                ..SpawnRecord::default()
+            },
+        )
+        .unwrap();
+    let sessions = discover_sessions(
+        w.repo.to_str().unwrap(),
+        &DiscoverOptions {
+            claude_config_dir: Some(w.claude.clone()),
+            registry_root: Some(w.state.clone()),
+            persistent_cache: PersistentCache::Off,
+            ..DiscoverOptions::default()
+        },
+        &ScanCache::new(),
+    );
+    let a = sessions.iter().find(|s| s.session_id == A).unwrap();
+    assert_eq!(
+        (
+            a.source,
+            a.agent_id.as_deref(),
+            a.label.as_deref(),
+            a.last_task.as_deref()
+        ),
+        (
+            SessionSource::Openclaw,
+            Some("ops"),
+            Some("cart"),
+            Some("Refactor the cart totals")
+        )
+    );
+    let b = sessions.iter().find(|s| s.session_id == B).unwrap();
+    assert_eq!(b.source, SessionSource::NativeOnly);
+}
+
+#[test]
 fn a_claude_config_dir_that_is_a_file_fails_the_preflight() {
     let w = World::new();
     let mut opts = w.options();
