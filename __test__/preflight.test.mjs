@@ -160,7 +160,7 @@ function load(config, hostConfig = { acp: { defaultAgent: 'claude' } }) {
 
 const spawnCall = (params, toolCallId = `call-${Math.random()}`) => [{ toolName: 'sessions_spawn', params, toolCallId }, { agentId: 'main', sessionKey: 'agent:main:main', toolName: 'sessions_spawn', toolCallId }];
 
-test('plugin: only ACP spawns of the claude harness are touched', async () => {
+test('plugin: only ACP spawns of the claude harness are touched', async (t) => {
   const cfg = { acp: { defaultAgent: 'claude' }, agents: { entries: { coder: { runtime: { type: 'acp', acp: { agent: 'claude' } } }, codexer: { runtime: { type: 'acp', acp: { agent: 'codex' } } } } } };
   assert.equal(isClaudeAcpSpawn({ runtime: 'acp', agentId: 'claude' }, cfg), true);
   assert.equal(isClaudeAcpSpawn({ runtime: 'acp' }, cfg), true, 'acp.defaultAgent');
@@ -171,12 +171,17 @@ test('plugin: only ACP spawns of the claude harness are touched', async () => {
   assert.equal(isClaudeAcpSpawn({ agentId: 'claude' }, cfg), false);
   assert.equal(isClaudeAcpSpawn({ runtime: 'acp' }, {}), false);
   const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
   const { hooks, fire, log } = load({ claudeConfigDir: w.claudeConfigDir });
   const before = hooks.before_tool_call[0];
   assert.deepEqual(before.opts.matcher, ['sessions_spawn']);
   assert.ok(before.opts.timeoutMs < 15_000);
   assert.equal(await fire('before_tool_call', ...spawnCall({ runtime: 'subagent', task: 'x' })), undefined);
   assert.equal(await fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'codex', task: 'x' })), undefined);
+  // Without a task OpenClaw refuses the call itself: nothing is added, nothing recorded.
+  assert.equal(await fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', cwd: w.repo })), undefined);
+  assert.deepEqual(await addon.listSpawns('main', w.stateDir), []);
   assert.deepEqual(log.warn, []);
 });
 
@@ -238,6 +243,8 @@ test('plugin: an overrun lets the spawn proceed with its task and origin marker;
   assert.equal(out.params.task, addon.markSpawnTask('Tidy the cart', 'main', nonce));
   assert.equal(out.params.task, `Tidy the cart\n\n---\n[openclaw:agent=main,spawn=${nonce}]`);
   assert.deepEqual(slow.log.warn, ['openclaw-session-intel: spawn pre-flight took longer than 1 ms, the spawn proceeds with its task and origin marker only']);
+  // Without a task there is nothing to mark: OpenClaw refuses the call itself.
+  assert.equal(await slow.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', cwd: w.repo })), undefined);
   const until = async (what, check) => {
     for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
     assert.ok(await check(), what);

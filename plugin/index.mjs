@@ -539,6 +539,8 @@ async function preflight(api, event, ctx) {
     workspace = /** @type {any} */ (api.runtime)?.agent?.resolveAgentWorkspaceDir?.(api.config, agentId);
   } catch {}
   const task = typeof params.task === 'string' ? params.task : '';
+  // OpenClaw refuses a spawn without a task by itself.
+  if (!task.trim()) return undefined;
   const cwd = typeof params.cwd === 'string' ? params.cwd : undefined;
   const askedResume = typeof params.resumeSessionId === 'string' ? params.resumeSessionId : undefined;
   const started = Date.now();
@@ -590,10 +592,11 @@ async function preflight(api, event, ctx) {
     return { block: true, blockReason: result.reason };
   }
   api.logger.info(`${PLUGIN_ID}: spawn pre-flight ${result.decision} ${nonce} in ${took} ms: ${result.reason}`);
+  if (!result.params) return undefined;
   /** @type {Record<string, string>} */
   const patch = {};
-  if (result.params?.task) patch.task = result.params.task;
-  if (result.params?.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
+  if (result.params.task) patch.task = result.params.task;
+  if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
   return admit(api, admitted, {
     decision: result.decision,
     repoPath: result.repoPath,

@@ -258,6 +258,14 @@ fn a_spawn_without_cwd_is_blocked_naming_cwd_and_the_workspace_unless_the_guard_
 }
 
 #[test]
+fn a_spawn_without_a_task_is_left_to_openclaw_untouched() {
+    let w = World::new();
+    let out = w.run(&w.request(" \n", Some(&w.repo)), &w.options());
+    assert_eq!(out.decision, Decision::Pass);
+    assert_eq!((out.task, out.resume_session_id), (None, None));
+}
+
+#[test]
 fn a_cwd_that_is_not_a_folder_is_blocked_naming_the_path() {
     let w = World::new();
     let missing = w.repo.join("no-such-dir");

@@ -343,6 +343,14 @@ fn decide(
         ..PreflightOutcome::new(Decision::Pass, reason.to_owned())
     };
 
+    // No task: OpenClaw refuses the call itself; nothing is added to it.
+    if req.task.trim().is_empty() {
+        return Ok(PreflightOutcome::new(
+            Decision::Pass,
+            "no task: left to OpenClaw, which refuses a spawn without one".to_owned(),
+        ));
+    }
+
     // The folder.
     let Some(cwd) = req.cwd.as_deref().map(str::trim).filter(|c| !c.is_empty()) else {
         let hint = match &req.requester_workspace {
