@@ -987,6 +987,16 @@ export declare function listSpawns(agentId: string, stateDir?: string | undefine
 export declare function listTranscripts(options?: TranscriptOptions | undefined | null): Promise<Array<TranscriptSummary>>
 
 /**
+ * The task a spawn sends when no briefing is written: `task` unchanged,
+ * then the `---` separator and the origin marker
+ * `[openclaw:agent=<agentId>,spawn=<nonce>]`, the layout of a briefing's
+ * opening (so the task stays the session's title). What the plugin sends
+ * when the pre-flight fails or runs out of time, so that the spawn is
+ * still recorded and its transcript found.
+ */
+export declare function markSpawnTask(task: string, agentId: string, nonce: string): string
+
+/**
  * Header facts of one Claude Code transcript: branch, first prompt, origin
  * marker, line count, deduplicated token totals and compactions.
  */
@@ -1143,6 +1153,13 @@ export interface PreflightOptions {
   busyWindowMs?: number
   /** How long `gh` may take, in milliseconds (default 1500). */
   githubTimeoutMs?: number
+  /**
+   * How long to wait for the working tree's status, in milliseconds from
+   * the call (default: until it is read). Past it the briefing says the
+   * status was not read in time and has everything else; the read goes
+   * on in the background and speeds up the next call.
+   */
+  statusBudgetMs?: number
   /** The spawn's nonce for the origin marker (default: a fresh one). */
   nonce?: string
   /** Keep session scans in a cache file between processes (default true). */
@@ -1939,7 +1956,11 @@ export interface SpawnRecord {
   mode?: string
   /** The spawn resumed `claudeSessionId`. */
   resumed?: boolean
-  /** The pre-flight's decision. */
+  /**
+   * The pre-flight's decision: `brief`, `resume`, `pass`, or `failed` or
+   * `overrun` when it did not finish (the spawn went ahead with its
+   * origin marker only).
+   */
   decision?: string
   /** When it was let through (ISO-8601). */
   startedAt?: string

@@ -863,6 +863,7 @@ module.exports.listAllSessions = nativeBinding.listAllSessions
 module.exports.listSessions = nativeBinding.listSessions
 module.exports.listSpawns = nativeBinding.listSpawns
 module.exports.listTranscripts = nativeBinding.listTranscripts
+module.exports.markSpawnTask = nativeBinding.markSpawnTask
 module.exports.parseJsonlHeader = nativeBinding.parseJsonlHeader
 module.exports.parseOriginMarker = nativeBinding.parseOriginMarker
 module.exports.peekSessionHistory = nativeBinding.peekSessionHistory

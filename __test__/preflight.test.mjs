@@ -60,6 +60,18 @@ test('preflightSpawn: the task first and unchanged, then the briefing with the r
   assert.match(small.briefing, /\[briefing truncated to 150 characters\]$/);
 });
 
+test('preflightSpawn: a work tree whose status takes longer than statusBudgetMs is left out of the briefing, the rest kept', async () => {
+  const w = world();
+  fs.mkdirSync(path.join(w.repo, 'bulk'));
+  for (let i = 0; i < 40_000; i++) fs.writeFileSync(path.join(w.repo, 'bulk', `f${i}.txt`), 'x');
+  const o = { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir, persistentCache: false };
+  const hurried = await addon.preflightSpawn({ task: 'Fix the cart', cwd: w.repo, agentId: 'main' }, { ...o, statusBudgetMs: 1 });
+  assert.match(hurried.briefing, /Working tree: not read within the pre-flight's time/);
+  assert.match(hurried.briefing, /branch feature\/totals/);
+  const patient = await addon.preflightSpawn({ task: 'Fix the cart', cwd: w.repo, agentId: 'main' }, o);
+  assert.match(patient.briefing, /Working tree: 0 staged, 1 modified, 2 untracked/);
+});
+
 test('preflightSpawn: guards block with a reason, or warn, or are off; a bad mode is a coded error', async () => {
   const w = world();
   const o = { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir };
@@ -68,6 +80,7 @@ test('preflightSpawn: guards block with a reason, or warn, or are off; a bad mod
   assert.match(none.reason, /`cwd`.*\/ws\/main/s);
   const warned = await addon.preflightSpawn({ task: 't' }, { ...o, missingCwd: 'warn' });
   assert.deepEqual([warned.block, warned.decision, warned.warnings.length], [false, 'pass', 1]);
+  assert.equal(warned.params.task, `t\n\n---\n[openclaw:agent=main,spawn=${warned.nonce}]`, 'passed, with its origin marker');
   const missing = path.join(w.repo, 'gone');
   const bad = await addon.preflightSpawn({ task: 't', cwd: missing }, o);
   assert.deepEqual([bad.block, bad.guard], [true, 'invalidCwd']);
@@ -147,7 +160,7 @@ function load(config, hostConfig = { acp: { defaultAgent: 'claude' } }) {
 
 const spawnCall = (params, toolCallId = `call-${Math.random()}`) => [{ toolName: 'sessions_spawn', params, toolCallId }, { agentId: 'main', sessionKey: 'agent:main:main', toolName: 'sessions_spawn', toolCallId }];
 
-test('plugin: only ACP spawns of the claude harness are touched', async () => {
+test('plugin: only ACP spawns of the claude harness are touched', async (t) => {
   const cfg = { acp: { defaultAgent: 'claude' }, agents: { entries: { coder: { runtime: { type: 'acp', acp: { agent: 'claude' } } }, codexer: { runtime: { type: 'acp', acp: { agent: 'codex' } } } } } };
   assert.equal(isClaudeAcpSpawn({ runtime: 'acp', agentId: 'claude' }, cfg), true);
   assert.equal(isClaudeAcpSpawn({ runtime: 'acp' }, cfg), true, 'acp.defaultAgent');
@@ -158,12 +171,17 @@ test('plugin: only ACP spawns of the claude harness are touched', async () => {
   assert.equal(isClaudeAcpSpawn({ agentId: 'claude' }, cfg), false);
   assert.equal(isClaudeAcpSpawn({ runtime: 'acp' }, {}), false);
   const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
   const { hooks, fire, log } = load({ claudeConfigDir: w.claudeConfigDir });
   const before = hooks.before_tool_call[0];
   assert.deepEqual(before.opts.matcher, ['sessions_spawn']);
   assert.ok(before.opts.timeoutMs < 15_000);
   assert.equal(await fire('before_tool_call', ...spawnCall({ runtime: 'subagent', task: 'x' })), undefined);
   assert.equal(await fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'codex', task: 'x' })), undefined);
+  // Without a task OpenClaw refuses the call itself: nothing is added, nothing recorded.
+  assert.equal(await fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', cwd: w.repo })), undefined);
+  assert.deepEqual(await addon.listSpawns('main', w.stateDir), []);
   assert.deepEqual(log.warn, []);
 });
 
@@ -212,23 +230,90 @@ test('plugin: briefs, records, tracks the spawn to its end, learns its session, 
   assert.deepEqual(log.warn, []);
 });
 
-test('plugin: an error or an overrun lets the spawn proceed as asked, with one warning', async () => {
+/** The nonce of the origin marker in a task. */
+const nonceOf = (task) => addon.parseOriginMarker(task)?.spawn;
+
+test('plugin: an overrun lets the spawn proceed with its task and origin marker; it is recorded and its session learned', async (t) => {
   const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
+  const slow = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: { budgetMs: 1 } });
+  const out = await slow.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'Tidy the cart', cwd: w.repo, label: 'tidy' }));
+  const nonce = nonceOf(out.params.task);
+  assert.equal(out.params.task, addon.markSpawnTask('Tidy the cart', 'main', nonce));
+  assert.equal(out.params.task, `Tidy the cart\n\n---\n[openclaw:agent=main,spawn=${nonce}]`);
+  assert.deepEqual(slow.log.warn, ['openclaw-session-intel: spawn pre-flight took longer than 1 ms, the spawn proceeds with its task and origin marker only']);
+  // Without a task there is nothing to mark: OpenClaw refuses the call itself.
+  assert.equal(await slow.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', cwd: w.repo })), undefined);
+  const until = async (what, check) => {
+    for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(await check(), what);
+  };
+  const recorded = async () => (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce);
+  await until('the overrun spawn recorded', recorded);
+  const rec = await recorded();
+  assert.deepEqual([rec.task, rec.label, rec.cwd, rec.decision, rec.requesterSessionKey], ['Tidy the cart', 'tidy', w.repo, 'overrun', 'agent:main:main']);
+  // It holds its repository like any spawn in flight.
+  const patient = load({ claudeConfigDir: w.claudeConfigDir });
+  const again = await patient.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'Add tax', cwd: w.repo }));
+  assert.equal(again?.block, true, 'the repository of the overrun spawn is busy');
+  // Claude Code writes its transcript: the plugin learns the session by its nonce.
+  const id = uuid();
+  writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, out.params.task, { cwd: w.repo })]));
+  await until('the session learned', async () => (await recorded()).claudeSessionId === id);
+  const listed = (await addon.discoverSessions(w.repo, { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir })).find((s) => s.sessionId === id);
+  assert.deepEqual([listed.source, listed.label, listed.title], ['openclaw', 'tidy', 'Tidy the cart']);
+});
+
+test('plugin: an error lets the spawn proceed with its task and origin marker, recorded, with one warning', async (t) => {
+  const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
   const broken = load({ claudeConfigDir: path.join(w.repo, 'notes.txt') });
-  assert.equal(await broken.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'x', cwd: w.repo })), undefined);
+  const out = await broken.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'x', cwd: w.repo }));
+  const nonce = nonceOf(out.params.task);
+  assert.equal(out.params.task, addon.markSpawnTask('x', 'main', nonce));
   assert.equal(broken.log.warn.length, 1);
-  assert.match(broken.log.warn[0], /spawn pre-flight failed, the spawn proceeds as asked \(.*not a folder/);
+  assert.match(broken.log.warn[0], /spawn pre-flight failed, the spawn proceeds with its task and origin marker only \(.*not a folder/);
+  await new Promise((r) => setTimeout(r, 200));
+  const rec = (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce);
+  assert.deepEqual([rec?.task, rec?.cwd, rec?.decision], ['x', w.repo, 'failed']);
+  // A host config the plugin cannot read: it cannot tell a Claude Code spawn, so it leaves it as asked.
   const hostile = load({ claudeConfigDir: w.claudeConfigDir }, { get acp() { throw new Error('config unreadable'); } });
   assert.equal(await hostile.fire('before_tool_call', ...spawnCall({ runtime: 'acp', task: 'x', cwd: w.repo })), undefined);
   assert.equal(hostile.log.warn.length, 1);
   assert.match(hostile.log.warn[0], /config unreadable/);
-  const slow = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: { budgetMs: 1 } });
-  assert.equal(await slow.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'x', cwd: w.repo })), undefined);
-  assert.deepEqual(slow.log.warn, ['openclaw-session-intel: spawn pre-flight took longer than 1 ms, the spawn proceeds as asked']);
   const off = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: { enabled: false } });
   assert.equal(await off.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'x' })), undefined);
+});
+
+test('plugin: a guard in warn mode lets the spawn pass with its origin marker, recorded', async (t) => {
+  const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
   const warnOnly = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: { guards: { missingCwd: 'warn' } } });
-  assert.equal(await warnOnly.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'x' })), undefined);
+  const out = await warnOnly.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'x' }));
+  assert.equal(out.params.task, addon.markSpawnTask('x', 'main', nonceOf(out.params.task)));
   assert.equal(warnOnly.log.warn.length, 1);
   assert.match(warnOnly.log.warn[0], /warning \(missingCwd\)/);
+  const rec = (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonceOf(out.params.task));
+  assert.deepEqual([rec?.task, rec?.cwd, rec?.decision], ['x', undefined, 'pass']);
+});
+
+test('plugin: after a gateway restart, a recorded spawn whose session was not learned yet is looked for again', async (t) => {
+  const w = world();
+  const task = 'Rename the cart helpers';
+  const nonce = 'a1b2c3d4e5f60718';
+  const startedAt = new Date(Date.now() - 30_000).toISOString();
+  await addon.recordSpawn('main', { nonce, task, cwd: w.repo, repoPath: w.repo, mode: 'run', decision: 'brief', startedAt }, w.stateDir);
+  const { api, log } = load({ claudeConfigDir: w.claudeConfigDir });
+  api.service.start({ stateDir: w.stateDir });
+  t.after(() => api.service.stop());
+  const id = uuid();
+  writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, addon.markSpawnTask(task, 'main', nonce), { cwd: w.repo })]));
+  const learned = async () => (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce)?.claudeSessionId;
+  for (let i = 0; i < 100 && !(await learned()); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await learned(), id);
+  assert.equal((await addon.discoverSessions(w.repo, { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir })).find((s) => s.sessionId === id)?.source, 'openclaw');
+  assert.deepEqual(log.warn, []);
 });

@@ -14,6 +14,7 @@
 // gateway's POSIX locks on it when it closed the file.
 
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -288,7 +289,7 @@ function registerHooks(api) {
  * @property {string} agentId the requesting agent
  * @property {string | undefined} requesterSessionKey
  * @property {string | undefined} toolCallId
- * @property {string} cwd
+ * @property {string | undefined} cwd absent when the spawn gave none (a guard let it pass)
  * @property {string | undefined} repoPath
  * @property {string} mode 'run' or 'session'
  * @property {number} startedAt milliseconds since the epoch
@@ -297,6 +298,7 @@ function registerHooks(api) {
  * @property {boolean} started the host started it (a child key, or its transcript, was seen)
  * @property {boolean} ended the run ended (or the host refused the spawn)
  * @property {boolean} closed its session is gone too
+ * @property {boolean} [lookupFailed] looking up its transcript failed once (and was logged)
  */
 
 /** @type {Map<string, Spawn>} by nonce */
@@ -305,6 +307,8 @@ const spawns = new Map();
 const finishedSessions = [];
 /** @type {NodeJS.Timeout | undefined} */
 let learnTimer;
+/** @type {Api | undefined} */
+let learnApi;
 /** How long after its start a spawn's transcript is looked for. */
 const LEARN_FOR_MS = 15 * 60_000;
 /**
@@ -315,8 +319,21 @@ const LEARN_FOR_MS = 15 * 60_000;
  */
 const UNSEEN_START_MS = 60_000;
 
-/** Whether a spawn is running now, as far as this gateway knows. @param {Spawn} s */
-const running = (s) => !s.ended && (s.started || Date.now() - s.startedAt < UNSEEN_START_MS);
+/**
+ * Whether a spawn is running now, as far as this gateway knows: not ended,
+ * and seen starting (else only for a minute). One whose Claude Code
+ * session is never learned counts only while it is looked for: OpenClaw
+ * reports no end of a spawn made through `tools.invoke`, and a session
+ * really at work in the repository shows it by itself (its liveness
+ * record, its transcript's writes).
+ * @param {Spawn} s
+ */
+const running = (s) => {
+  if (s.ended) return false;
+  const age = Date.now() - s.startedAt;
+  if (!s.started) return age < UNSEEN_START_MS;
+  return Boolean(s.claudeSessionId) || age < LEARN_FOR_MS;
+};
 
 /** The agent id of an OpenClaw session key (`agent:<id>:…`). @param {string | undefined} key */
 const agentOfKey = (key) => (typeof key === 'string' && key.startsWith('agent:') ? key.split(':')[1] : undefined);
@@ -389,7 +406,7 @@ async function record(api, agentId, record) {
 async function learnSessions(api) {
   const config = settings(api);
   for (const s of spawns.values()) {
-    if (s.claudeSessionId || Date.now() - s.startedAt > LEARN_FOR_MS) continue;
+    if (s.claudeSessionId || !s.cwd || Date.now() - s.startedAt > LEARN_FOR_MS) continue;
     try {
       const id = await addon().findSpawnedSession(s.cwd, s.nonce, { claudeConfigDir: config.claudeConfigDir, sinceMs: s.startedAt - 5000 });
       if (!id) continue;
@@ -399,23 +416,76 @@ async function learnSessions(api) {
       api.logger.info(`${PLUGIN_ID}: spawn ${s.nonce} is Claude Code session ${id}${s.childSessionKey ? ` (${s.childSessionKey})` : ''}`);
       await record(api, s.agentId, { nonce: s.nonce, claudeSessionId: id });
     } catch (e) {
-      api.logger.warn(`${PLUGIN_ID}: transcript of spawn ${s.nonce} not looked up (${describe(coded(e))})`);
+      // Said once a spawn: the look-up is tried again every round.
+      if (!s.lookupFailed) api.logger.warn(`${PLUGIN_ID}: transcript of spawn ${s.nonce} not looked up (${describe(coded(e))})`);
+      s.lookupFailed = true;
     }
   }
   prune();
-  if (![...spawns.values()].some((s) => !s.claudeSessionId && Date.now() - s.startedAt <= LEARN_FOR_MS)) stopLearning();
+  if (![...spawns.values()].some((s) => !s.claudeSessionId && s.cwd && Date.now() - s.startedAt <= LEARN_FOR_MS)) stopLearning();
 }
 
-/** @param {Api} api */
+/**
+ * Looks for unknown sessions every two seconds until none is left to
+ * learn, with the config of the plugin that admitted the latest spawn.
+ * @param {Api} api
+ */
 function startLearning(api) {
+  learnApi = api;
   if (learnTimer) return;
   let busy = false;
   learnTimer = setInterval(() => {
-    if (busy) return;
+    if (busy || !learnApi) return;
     busy = true;
-    learnSessions(api).finally(() => (busy = false));
+    learnSessions(learnApi).finally(() => (busy = false));
   }, 2000);
   learnTimer.unref?.();
+}
+
+/**
+ * After a gateway restart: the recorded spawns of the last
+ * `LEARN_FOR_MS` whose Claude Code session was not learned yet (the
+ * gateway stopped first) are looked for again, so that they are still
+ * listed as OpenClaw's.
+ * @param {Api} api
+ */
+async function relearn(api) {
+  try {
+    if (!settings(api).spawnPreflight.enabled) return;
+    const root = stateDir() ?? path.join(os.homedir(), '.openclaw');
+    /** @type {string[]} */
+    let agents = [];
+    try {
+      agents = fs.readdirSync(path.join(root, 'agents'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch {}
+    let found = false;
+    for (const agentId of agents) {
+      if (!fs.existsSync(path.join(root, 'agents', agentId, 'claude-code-spawns.json'))) continue;
+      for (const r of await addon().listSpawns(agentId, root)) {
+        const at = Date.parse(r.startedAt ?? '');
+        if (r.claudeSessionId || !r.cwd || spawns.has(r.nonce) || !(Date.now() - at < LEARN_FOR_MS)) continue;
+        spawns.set(r.nonce, {
+          nonce: r.nonce,
+          agentId,
+          requesterSessionKey: r.requesterSessionKey ?? undefined,
+          toolCallId: undefined,
+          cwd: r.cwd,
+          repoPath: r.repoPath ?? undefined,
+          mode: r.mode ?? 'run',
+          startedAt: at,
+          claudeSessionId: undefined,
+          childSessionKey: r.childSessionKey ?? undefined,
+          started: false,
+          ended: Boolean(r.endedAt),
+          closed: Boolean(r.endedAt),
+        });
+        found = true;
+      }
+    }
+    if (found) startLearning(api);
+  } catch (e) {
+    api.logger.warn(`${PLUGIN_ID}: recorded spawns not looked up again (${describe(coded(e))})`);
+  }
 }
 
 function stopLearning() {
@@ -423,9 +493,35 @@ function stopLearning() {
   learnTimer = undefined;
 }
 
+/** What a pre-flight that ran past its budget resolves to. */
+const OVERRUN = Symbol('overrun');
+
+/**
+ * `work`, or OVERRUN once `ms` have passed first.
+ * @template T
+ * @param {Promise<T>} work
+ * @param {number} ms
+ * @returns {Promise<T | typeof OVERRUN>}
+ */
+async function withinBudget(work, ms) {
+  let timer;
+  const overrun = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(OVERRUN), Math.max(0, ms));
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([work, overrun]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The pre-flight of one `sessions_spawn` call: the hook's result, or
- * undefined to leave the call as it is.
+ * undefined to leave the call as it is. When the pre-flight fails or runs
+ * past its budget, the spawn proceeds with its task and only the origin
+ * marker after it (the part of the briefing ready at once), and is
+ * tracked and recorded all the same.
  * @param {Api} api
  * @param {{ params: Record<string, any>, toolCallId?: string }} event
  * @param {{ agentId?: string, sessionKey?: string, toolCallId?: string }} ctx
@@ -442,25 +538,20 @@ async function preflight(api, event, ctx) {
   try {
     workspace = /** @type {any} */ (api.runtime)?.agent?.resolveAgentWorkspaceDir?.(api.config, agentId);
   } catch {}
+  const task = typeof params.task === 'string' ? params.task : '';
+  // OpenClaw refuses a spawn without a task by itself.
+  if (!task.trim()) return undefined;
   const cwd = typeof params.cwd === 'string' ? params.cwd : undefined;
+  const askedResume = typeof params.resumeSessionId === 'string' ? params.resumeSessionId : undefined;
   const started = Date.now();
-  let timer;
-  const overrun = new Promise((resolve) => {
-    timer = setTimeout(() => resolve('overrun'), p.budgetMs);
-    timer.unref?.();
-  });
+  const nonce = randomBytes(8).toString('hex');
   /** @type {any} */
   let result;
+  /** @type {unknown} */
+  let failure;
   try {
-    const run = addon().preflightSpawn(
-      {
-        task: typeof params.task === 'string' ? params.task : '',
-        cwd,
-        resumeSessionId: typeof params.resumeSessionId === 'string' ? params.resumeSessionId : undefined,
-        label: typeof params.label === 'string' ? params.label : undefined,
-        agentId,
-        requesterWorkspace: workspace,
-      },
+    result = await withinBudget(addon().preflightSpawn(
+      { task, cwd, resumeSessionId: askedResume, label: typeof params.label === 'string' ? params.label : undefined, agentId, requesterWorkspace: workspace },
       {
         claudeConfigDir: config.claudeConfigDir,
         registryRoot: stateDir(),
@@ -469,80 +560,97 @@ async function preflight(api, event, ctx) {
         ...p.guards,
         continuationResume: p.continuation.resume,
         continuationContext: p.continuation.context,
-        inFlight: [...spawns.values()].filter(running).map((s) => ({ repoPath: s.repoPath, cwd: s.cwd, claudeSessionId: s.claudeSessionId, childSessionKey: s.childSessionKey, startedAtMs: s.startedAt })),
+        inFlight: [...spawns.values()].filter((s) => s.cwd && running(s)).map((s) => ({ repoPath: s.repoPath, cwd: /** @type {string} */ (s.cwd), claudeSessionId: s.claudeSessionId, childSessionKey: s.childSessionKey, startedAtMs: s.startedAt })),
         resumable: [...spawns.values()]
-          .filter((s) => s.mode === 'session' && s.ended && !s.closed && s.claudeSessionId && s.requesterSessionKey === requesterKey)
-          .map((s) => ({ claudeSessionId: /** @type {string} */ (s.claudeSessionId), cwd: s.repoPath ?? s.cwd, childSessionKey: s.childSessionKey })),
+          .filter((s) => s.cwd && s.mode === 'session' && s.ended && !s.closed && s.claudeSessionId && s.requesterSessionKey === requesterKey)
+          .map((s) => ({ claudeSessionId: /** @type {string} */ (s.claudeSessionId), cwd: /** @type {string} */ (s.repoPath ?? s.cwd), childSessionKey: s.childSessionKey })),
         finishedSessionIds: finishedSessions,
         busyWindowMs: p.busyWindowSeconds * 1000,
         githubTimeoutMs: Math.max(1, Math.min(p.githubTimeoutMs, p.budgetMs / 2)),
+        // A huge work tree's status is left out rather than the whole briefing.
+        statusBudgetMs: Math.max(1, Math.round(p.budgetMs * 0.75)),
+        nonce,
       },
-    );
-    result = await Promise.race([run, overrun]);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (result === 'overrun') {
-    api.logger.warn(`${PLUGIN_ID}: spawn pre-flight took longer than ${p.budgetMs} ms, the spawn proceeds as asked`);
-    return undefined;
+    ), p.budgetMs);
+  } catch (e) {
+    failure = e;
   }
   const took = Date.now() - started;
+  /** The spawn as the host will run it, for the record. */
+  const admitted = { nonce, agentId, requesterKey, toolCallId: event.toolCallId ?? ctx.toolCallId, params, task, cwd, started };
+  if (failure || result === OVERRUN) {
+    // Without the addon this throws, and the spawn passes exactly as asked.
+    const marked = addon().markSpawnTask(task, agentId, nonce);
+    api.logger.warn(failure
+      ? `${PLUGIN_ID}: spawn pre-flight failed, the spawn proceeds with its task and origin marker only (${describe(coded(failure))})`
+      : `${PLUGIN_ID}: spawn pre-flight took longer than ${p.budgetMs} ms, the spawn proceeds with its task and origin marker only`);
+    return admit(api, admitted, { decision: failure ? 'failed' : 'overrun', resumeId: askedResume, patch: { task: marked }, waitMs: 0 });
+  }
   for (const w of result.warnings) api.logger.warn(`${PLUGIN_ID}: spawn pre-flight warning (${result.guard}): ${w}`);
   if (result.block) {
     api.logger.info(`${PLUGIN_ID}: spawn pre-flight block (${result.guard}) in ${took} ms: ${result.reason}`);
     return { block: true, blockReason: result.reason };
   }
-  if (!result.params) {
-    api.logger.info(`${PLUGIN_ID}: spawn pre-flight pass in ${took} ms: ${result.reason}`);
-    return undefined;
-  }
-  const resumeId = result.params.resumeSessionId ?? (typeof params.resumeSessionId === 'string' ? params.resumeSessionId : undefined);
+  api.logger.info(`${PLUGIN_ID}: spawn pre-flight ${result.decision} ${nonce} in ${took} ms: ${result.reason}`);
+  if (!result.params) return undefined;
+  /** @type {Record<string, string>} */
+  const patch = {};
+  if (result.params.task) patch.task = result.params.task;
+  if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
+  return admit(api, admitted, {
+    decision: result.decision,
+    repoPath: result.repoPath,
+    resumeId: patch.resumeSessionId ?? askedResume,
+    patch,
+    waitMs: p.budgetMs - took,
+  });
+}
+
+/**
+ * Lets a spawn through: tracks it from now to its end (for the busy guard,
+ * continuation and learning its Claude Code session), records it, and
+ * returns the hook's result. The record is written within `waitMs`; a
+ * slow disk finishes it in the background.
+ * @param {Api} api
+ * @param {{ nonce: string, agentId: string, requesterKey: string | undefined, toolCallId: string | undefined, params: Record<string, any>, task: string, cwd: string | undefined, started: number }} spawnAsked
+ * @param {{ decision: string, repoPath?: string, resumeId: string | undefined, patch: Record<string, string>, waitMs: number }} outcome
+ */
+async function admit(api, spawnAsked, outcome) {
+  const { nonce, agentId, requesterKey, params, task, cwd, started } = spawnAsked;
   /** @type {Spawn} */
   const spawn = {
-    nonce: result.nonce,
+    nonce,
     agentId,
     requesterSessionKey: requesterKey,
-    toolCallId: event.toolCallId ?? ctx.toolCallId,
-    cwd: /** @type {string} */ (cwd),
-    repoPath: result.repoPath,
+    toolCallId: spawnAsked.toolCallId,
+    cwd,
+    repoPath: outcome.repoPath,
     mode: params.mode === 'session' ? 'session' : 'run',
     startedAt: started,
-    claudeSessionId: resumeId,
+    claudeSessionId: outcome.resumeId,
     childSessionKey: undefined,
     started: false,
     ended: false,
     closed: false,
   };
-  spawns.set(spawn.nonce, spawn);
-  if (!resumeId) startLearning(api);
-  api.logger.info(`${PLUGIN_ID}: spawn pre-flight ${result.decision} ${spawn.nonce} in ${took} ms: ${result.reason}`);
-  // The record is written within what is left of the budget; a slow disk
-  // finishes it in the background.
+  spawns.set(nonce, spawn);
+  if (!outcome.resumeId && cwd) startLearning(api);
   const recording = record(api, agentId, {
-    nonce: spawn.nonce,
-    claudeSessionId: resumeId,
+    nonce,
+    claudeSessionId: outcome.resumeId,
     requesterSessionKey: requesterKey,
     agentId,
-    task: typeof params.task === 'string' ? params.task : undefined,
+    task: task || undefined,
     label: typeof params.label === 'string' ? params.label : undefined,
     cwd,
-    repoPath: result.repoPath,
+    repoPath: outcome.repoPath,
     mode: spawn.mode,
-    resumed: Boolean(resumeId),
-    decision: result.decision,
+    resumed: Boolean(outcome.resumeId),
+    decision: outcome.decision,
     startedAt: new Date(started).toISOString(),
   });
-  let wait;
-  await Promise.race([recording, new Promise((resolve) => {
-    wait = setTimeout(resolve, Math.max(0, p.budgetMs - (Date.now() - started)));
-    wait.unref?.();
-  })]);
-  clearTimeout(wait);
-  /** @type {Record<string, string>} */
-  const patch = {};
-  if (result.params.task) patch.task = result.params.task;
-  if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
-  return { params: patch };
+  if (outcome.waitMs > 0) await withinBudget(recording, outcome.waitMs);
+  return Object.keys(outcome.patch).length ? { params: outcome.patch } : undefined;
 }
 
 /** @param {Api} api */
@@ -738,6 +846,7 @@ export default {
       id: PLUGIN_ID,
       start(ctx) {
         serviceStateDir = ctx.stateDir;
+        void relearn(api);
       },
       stop() {
         stopLearning();

@@ -106,6 +106,11 @@ pub struct PreflightOptions {
     pub busy_window_ms: Option<f64>,
     /// How long `gh` may take, in milliseconds (default 1500).
     pub github_timeout_ms: Option<f64>,
+    /// How long to wait for the working tree's status, in milliseconds from
+    /// the call (default: until it is read). Past it the briefing says the
+    /// status was not read in time and has everything else; the read goes
+    /// on in the background and speeds up the next call.
+    pub status_budget_ms: Option<f64>,
     /// The spawn's nonce for the origin marker (default: a fresh one).
     pub nonce: Option<String>,
     /// Keep session scans in a cache file between processes (default true).
@@ -247,6 +252,9 @@ impl TryFrom<PreflightOptions> for pf::PreflightOptions {
             github_timeout: o.github_timeout_ms.map_or(d.github_timeout, |ms| {
                 Duration::from_millis(core::timer_ms(ms))
             }),
+            status_budget: o
+                .status_budget_ms
+                .map(|ms| Duration::from_millis(core::timer_ms(ms))),
             nonce: o
                 .nonce
                 .filter(|n| !n.is_empty())
@@ -307,6 +315,17 @@ impl From<pf::PreflightOutcome> for PreflightResult {
     }
 }
 
+/// The task a spawn sends when no briefing is written: `task` unchanged,
+/// then the `---` separator and the origin marker
+/// `[openclaw:agent=<agentId>,spawn=<nonce>]`, the layout of a briefing's
+/// opening (so the task stays the session's title). What the plugin sends
+/// when the pre-flight fails or runs out of time, so that the spawn is
+/// still recorded and its transcript found.
+#[napi(catch_unwind)]
+pub fn mark_spawn_task(task: String, agent_id: String, nonce: String) -> String {
+    pf::briefing::marked_task(&task, &agent_id, &nonce)
+}
+
 /// One spawn the pre-flight let through, as recorded in
 /// `<stateRoot>/agents/<agentId>/claude-code-spawns.json`.
 #[napi(object)]
@@ -333,7 +352,9 @@ pub struct SpawnRecord {
     pub mode: Option<String>,
     /// The spawn resumed `claudeSessionId`.
     pub resumed: Option<bool>,
-    /// The pre-flight's decision.
+    /// The pre-flight's decision: `brief`, `resume`, `pass`, or `failed` or
+    /// `overrun` when it did not finish (the spawn went ahead with its
+    /// origin marker only).
     pub decision: Option<String>,
     /// When it was let through (ISO-8601).
     pub started_at: Option<String>,

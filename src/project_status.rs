@@ -52,6 +52,7 @@ impl From<ProjectStatusOptions> for ps::ProjectStatusOptions {
                 o.github_timeout_ms
                     .map_or(5000, session_intel_core::timer_ms),
             ),
+            status_deadline: None,
         }
     }
 }

@@ -9,6 +9,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -230,7 +231,7 @@ test('the briefing: the unchanged task first, then the real branch, head commit 
   if (titleReq) assert.equal(titleReq.lastUserText.split('\n')[1], CART_TASK);
 });
 
-test('the guards: no cwd and a missing cwd are blocked with their reason, before Claude Code starts', { timeout: 300_000 }, async () => {
+test('the guards: no cwd, a missing cwd and a resume of a gone transcript are blocked with their reason, before Claude Code starts', { timeout: 300_000 }, async () => {
   const before = api.requests.length;
   const noCwd = blocked(await chain.spawnClaude({ task: 'Fix the login redirect' }));
   assert.match(noCwd, /`cwd`/);
@@ -239,6 +240,11 @@ test('the guards: no cwd and a missing cwd are blocked with their reason, before
   const missing = blocked(await chain.spawnClaude({ task: 'Fix the login redirect', cwd: nowhere }));
   assert.ok(missing.includes(nowhere), missing);
   assert.match(missing, /does not exist/);
+  // A resume of a session whose transcript is gone: our reason, not OpenClaw's resume_forbidden.
+  const gone = randomUUID();
+  const noTranscript = blocked(await chain.spawnClaude({ task: 'Fix the login redirect', cwd: repos.epsilon.dir, resumeSessionId: gone }));
+  assert.ok(noTranscript.includes(gone), noTranscript);
+  assert.match(noTranscript, /transcript is gone.*Omit resumeSessionId/s);
   await sleep(3000);
   assert.equal(api.requests.slice(before).filter((r) => (taskMessage(r) ?? '').includes('login redirect')).length, 0, 'Claude Code never ran');
 });
@@ -338,6 +344,20 @@ test('attribution outlives OpenClaw\'s ACP record: the spawned session is source
   assert.equal(viaTool?.source, 'openclaw', JSON.stringify(tool.body).slice(0, 2000));
 });
 
+/** Sets the plugin's config and waits until the gateway has applied it (no restart). */
+async function reconfigure(config) {
+  const logBefore = chain.log().length;
+  chain.setPluginConfig(config);
+  await until('the gateway to apply the plugin config', () => new RegExp(`config hot reload applied \\([^)]*${PLUGIN_ID}`).test(chain.log().slice(logBefore)), 300_000, 500);
+}
+
+/** The plugin's record of the spawn whose marker Claude Code received in `sent`. */
+async function spawnRecordOf(sent) {
+  const nonce = addon.parseOriginMarker(sent)?.spawn;
+  assert.ok(nonce, `the origin marker with the spawn's nonce: ${sent}`);
+  return (await addon.listSpawns('main', chain.state)).find((r) => r.nonce === nonce);
+}
+
 /**
  * The conversation a persistent spawn is bound to: OpenClaw's own chat
  * (`webchat`) binds a spawn to the current conversation through OpenClaw's
@@ -350,9 +370,7 @@ const WEBCHAT_THREAD = { channel: 'webchat', threadId: 'osi-chain-thread-1' };
 test('resuming a persistent spawn: OpenClaw keeps its record after its task, accepts a spawn resuming it, and the same transcript grows', { timeout: 600_000 }, async () => {
   // An idle persistent session keeps its Claude Code process, which the
   // busy guard counts as running: it warns here instead of blocking.
-  const logBefore = chain.log().length;
-  chain.setPluginConfig({ spawnPreflight: { guards: { busy: 'warn' } } });
-  await until('the gateway to apply the plugin config', () => new RegExp(`config hot reload applied \\([^)]*${PLUGIN_ID}`).test(chain.log().slice(logBefore)), 300_000, 500);
+  await reconfigure({ spawnPreflight: { guards: { busy: 'warn' } } });
 
   const firstTask = 'Add a webhook handler for refunds in src/refunds.js';
   const first = await spawnClaude({ task: firstTask, cwd: repos.eta.dir, mode: 'session', thread: true, streamTo: 'parent' }, { wait: false, origin: WEBCHAT_THREAD });
@@ -376,19 +394,39 @@ test('resuming a persistent spawn: OpenClaw keeps its record after its task, acc
   assert.deepEqual(transcriptsOf(chain.claudeDir, repos.eta.dir).map((t) => t.sessionId), [first.sessionId], 'no other session in the repository');
 });
 
-test('the plugin failing (its Claude config dir is a file) never stops a spawn: Claude Code gets the task as asked', { timeout: 600_000 }, async () => {
+test('the plugin failing (its Claude config dir is a file) never stops a spawn: Claude Code gets the task and the origin marker, and the spawn is recorded', { timeout: 600_000 }, async () => {
   const file = path.join(chain.scratch, 'not-a-folder');
   fs.writeFileSync(file, 'x');
   const logBefore = chain.log().length;
-  chain.setPluginConfig({ claudeConfigDir: file });
-  // The gateway applies a plugin's config change without a restart.
-  await until('the gateway to apply the plugin config', () => new RegExp(`config hot reload applied \\([^)]*${PLUGIN_ID}`).test(chain.log().slice(logBefore)), 300_000, 500);
+  await reconfigure({ claudeConfigDir: file });
   const task = 'Document the zeta entry module';
-  const run = await spawnClaude({ task, cwd: repos.zeta.dir });
-  assert.ok(run.sent.startsWith(task), run.sent);
-  assert.equal(addon.parseOriginMarker(run.sent), undefined, 'no briefing: the pre-flight failed');
+  const run = await spawnClaude({ task, cwd: repos.zeta.dir, label: 'zeta-docs' });
+  assert.ok(run.sent.startsWith(`${task}\n\n---\n[openclaw:agent=main,spawn=`), run.sent);
+  assert.doesNotMatch(run.sent, /Briefing from OpenClaw/, 'no briefing: the pre-flight failed');
   assert.ok(transcript(run.sessionId).some((l) => l.type === 'assistant'), 'Claude Code ran');
-  assert.match(chain.log().slice(logBefore), /spawn pre-flight failed, the spawn proceeds as asked/);
+  assert.match(chain.log().slice(logBefore), /spawn pre-flight failed, the spawn proceeds with its task and origin marker only/);
+  const rec = await spawnRecordOf(run.sent);
+  assert.deepEqual([rec?.task, rec?.label, rec?.cwd, rec?.decision], [task, 'zeta-docs', repos.zeta.dir, 'failed']);
+  // The plugin cannot read its transcripts, so it never learns the session:
+  // discovery still finds it OpenClaw's, by the nonce its first prompt carries.
+  assert.equal(rec.claudeSessionId, undefined);
+  const listed = (await discover(repos.zeta.dir)).find((s) => s.sessionId === run.sessionId);
+  assert.deepEqual([listed?.source, listed?.label, listed?.agentId, listed?.title], ['openclaw', 'zeta-docs', 'main', task]);
+});
+
+test('a pre-flight out of time never delays a spawn: Claude Code gets the task and the origin marker, and the session is recorded as OpenClaw\'s', { timeout: 600_000 }, async () => {
+  const logBefore = chain.log().length;
+  await reconfigure({ spawnPreflight: { budgetMs: 1 } });
+  const task = 'Add a zeta changelog entry';
+  const run = await spawnClaude({ task, cwd: repos.zeta.dir, label: 'zeta-log' });
+  assert.ok(run.sent.startsWith(`${task}\n\n---\n[openclaw:agent=main,spawn=`), run.sent);
+  assert.doesNotMatch(run.sent, /Briefing from OpenClaw/);
+  assert.match(chain.log().slice(logBefore), /spawn pre-flight took longer than 1 ms, the spawn proceeds with its task and origin marker only/);
+  await until('the plugin to learn the session of the overrun spawn', async () => (await spawnRecordOf(run.sent))?.claudeSessionId === run.sessionId, 120_000, 1000);
+  assert.equal((await spawnRecordOf(run.sent)).decision, 'overrun');
+  const listed = (await discover(repos.zeta.dir)).find((s) => s.sessionId === run.sessionId);
+  assert.deepEqual([listed?.source, listed?.label, listed?.title], ['openclaw', 'zeta-log', task]);
+  await reconfigure({});
 });
 
 test('the gateway stays healthy and, stopped, leaves nothing running', { timeout: 300_000 }, async () => {

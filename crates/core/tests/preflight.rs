@@ -139,6 +139,45 @@ const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 
 #[test]
+fn a_work_tree_whose_status_is_not_read_in_time_leaves_only_that_line_out_of_the_briefing() {
+    let w = World::new();
+    // Enough files that their status takes far longer than the rest.
+    let bulk = w.repo.join("bulk");
+    fs::create_dir_all(&bulk).unwrap();
+    for i in 0..40_000 {
+        fs::write(bulk.join(format!("f{i}.txt")), "x").unwrap();
+    }
+    let mut hurried = w.options();
+    hurried.status_budget = Some(Duration::from_millis(1));
+    let out = w.run(&w.request("Refactor the cart", Some(&w.repo)), &hurried);
+    let briefing = out.briefing.unwrap();
+    assert!(
+        briefing.contains("Working tree: not read within the pre-flight's time"),
+        "{briefing}"
+    );
+    assert!(
+        briefing.contains("branch feature/cart-totals"),
+        "{briefing}"
+    );
+    assert!(
+        briefing.contains("Add the cart (2 hours ago)"),
+        "{briefing}"
+    );
+    assert!(
+        out.reason
+            .ends_with("(its working tree's status not read in time)"),
+        "{}",
+        out.reason
+    );
+    // Given the time, the same call reads it.
+    let out = w.run(&w.request("Refactor the cart", Some(&w.repo)), &w.options());
+    assert!(out
+        .briefing
+        .unwrap()
+        .contains("1 staged, 1 modified, 2 untracked"));
+}
+
+#[test]
 fn the_task_comes_first_unchanged_then_a_bounded_briefing_of_the_real_repository() {
     let w = World::new();
     let task = "Refactor the cart totals\nKeep the API.";
@@ -208,10 +247,22 @@ fn a_spawn_without_cwd_is_blocked_naming_cwd_and_the_workspace_unless_the_guard_
     let out = w.run(&w.request("Fix it", None), &warn);
     assert_eq!(out.decision, Decision::Pass);
     assert_eq!(out.warnings.len(), 1);
-    assert!(out.task.is_none());
+    // Passed unbriefed, it still carries its origin marker.
+    assert_eq!(
+        out.task.as_deref(),
+        Some(format!("Fix it\n\n---\n[openclaw:agent=main,spawn={}]", out.nonce).as_str())
+    );
     warn.guards.missing_cwd = GuardMode::Off;
     let out = w.run(&w.request("Fix it", None), &warn);
     assert_eq!((out.decision, out.warnings.len()), (Decision::Pass, 0));
+}
+
+#[test]
+fn a_spawn_without_a_task_is_left_to_openclaw_untouched() {
+    let w = World::new();
+    let out = w.run(&w.request(" \n", Some(&w.repo)), &w.options());
+    assert_eq!(out.decision, Decision::Pass);
+    assert_eq!((out.task, out.resume_session_id), (None, None));
 }
 
 #[test]
@@ -587,6 +638,61 @@ fn a_recorded_spawn_is_found_by_its_nonce_and_stays_openclaws_in_discovery() {
     assert_eq!(a.title, "Refactor the cart totals");
     assert_eq!(a.first_message, "Refactor the cart totals");
     assert_eq!(a.origin_marker.as_deref(), Some("main"));
+    let b = sessions.iter().find(|s| s.session_id == B).unwrap();
+    assert_eq!(b.source, SessionSource::NativeOnly);
+}
+
+#[test]
+fn a_spawn_whose_session_was_never_learned_is_still_openclaws_by_the_nonce_its_transcript_carries()
+{
+    let w = World::new();
+    let out = w.run(
+        &w.request("Refactor the cart totals", Some(&w.repo)),
+        &w.options(),
+    );
+    w.session(&w.repo, A, &out.task.unwrap(), &[], HOUR);
+    w.session(&w.repo, B, "Look at the tax code", &[], 2 * HOUR);
+    // The record has no Claude session id: the gateway stopped, say,
+    // before it was learned.
+    SpawnLog::new(&w.state)
+        .update(
+            "ops",
+            &SpawnRecord {
+                nonce: out.nonce.clone(),
+                task: Some("Refactor the cart totals".into()),
+                label: Some("cart".into()),
+                cwd: Some(w.repo.to_string_lossy().into_owned()),
+                repo_path: out.repo_path.clone(),
+                started_at: Some("2026-11-27T07:00:00.000Z".into()),
+                ..SpawnRecord::default()
+            },
+        )
+        .unwrap();
+    let sessions = discover_sessions(
+        w.repo.to_str().unwrap(),
+        &DiscoverOptions {
+            claude_config_dir: Some(w.claude.clone()),
+            registry_root: Some(w.state.clone()),
+            persistent_cache: PersistentCache::Off,
+            ..DiscoverOptions::default()
+        },
+        &ScanCache::new(),
+    );
+    let a = sessions.iter().find(|s| s.session_id == A).unwrap();
+    assert_eq!(
+        (
+            a.source,
+            a.agent_id.as_deref(),
+            a.label.as_deref(),
+            a.last_task.as_deref()
+        ),
+        (
+            SessionSource::Openclaw,
+            Some("ops"),
+            Some("cart"),
+            Some("Refactor the cart totals")
+        )
+    );
     let b = sessions.iter().find(|s| s.session_id == B).unwrap();
     assert_eq!(b.source, SessionSource::NativeOnly);
 }

@@ -473,7 +473,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     // Spawns the plugin recorded, for the sessions the registries do not
     // list: OpenClaw's own record of them is gone soon after they end.
     let spawned = SpawnLog::new(&state_root).registry_rows(|r| resolve_lexically(r) == repo);
-    for row in spawned {
+    for row in spawned.learned {
         let id = &row.entry.session_id;
         if !registry_rows.iter().any(|r| &r.entry.session_id == id) {
             registry_rows.push(row);
@@ -488,6 +488,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
         launch_dirs,
         repo,
         registry_rows,
+        spawned_by_nonce: spawned.by_nonce,
         elsewhere: HashMap::new(),
         running_session_ids: options.running_session_ids.clone(),
         live_session_ids: super::liveness::running_session_ids(&claude_dir),
@@ -906,6 +907,18 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
                 .is_some_and(|s| s.facts.opens_on_sidechain == Some(true))
     };
 
+    // A session found only in the folders that a spawn of the plugin
+    // started, by the nonce in its first prompt, when the spawn's record
+    // never learned its id.
+    let spawned = |path: &PathBuf| {
+        let nonce = scans.get(path.as_os_str())?.facts.spawn_nonce.as_deref()?;
+        inputs
+            .spawned_by_nonce
+            .iter()
+            .find(|(n, _)| n == nonce)
+            .map(|(_, row)| row)
+    };
+
     // Registry sessions first, in registry order, then those found only in
     // the folders; each built on its own (there may be thousands).
     let registered: HashSet<&str> = inputs
@@ -933,7 +946,7 @@ fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<Discov
             native
                 .iter()
                 .filter(|(id, path, _)| !registered.contains(id.as_str()) && !hidden(id, path))
-                .map(|(id, path, subs)| (id.as_str(), Some(path), subs.as_slice(), None)),
+                .map(|(id, path, subs)| (id.as_str(), Some(path), subs.as_slice(), spawned(path))),
         )
         .collect();
     let mut out: Vec<DiscoveredSession> = jobs

@@ -40,6 +40,9 @@ pub struct Inputs {
     pub repo: PathBuf,
     /// Its registry rows, in registry order.
     pub registry_rows: Vec<RegistryRow>,
+    /// Rows of the plugin's spawns whose session id was never learned, by
+    /// the nonce the session's first prompt carries.
+    pub spawned_by_nonce: Vec<(String, RegistryRow)>,
     /// Its project folders.
     pub dirs: Vec<ProjectDir>,
     /// The directories its sessions may have been started in, each with

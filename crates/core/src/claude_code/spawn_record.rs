@@ -53,7 +53,9 @@ pub struct SpawnRecord {
     pub mode: Option<String>,
     /// The spawn resumed this session (its `resumeSessionId`).
     pub resumed: Option<bool>,
-    /// What the pre-flight decided (`"brief"`, `"resume"`, `"pass"`).
+    /// What the pre-flight decided (`"brief"`, `"resume"`, `"pass"`), or
+    /// `"failed"` or `"overrun"` when it did not finish and the spawn went
+    /// ahead with its origin marker only.
     pub decision: Option<String>,
     /// When the spawn was let through (ISO-8601).
     pub started_at: Option<String>,
@@ -207,18 +209,17 @@ impl SpawnLog {
             .collect()
     }
 
-    /// The sessions these records attribute to OpenClaw, as registry rows
-    /// (one per agent and Claude session, its spawns' tasks in order), for
-    /// the sessions `keep` accepts. Records without a Claude session id, or
-    /// whose repository `keep` refuses, give none.
-    pub fn registry_rows(&self, keep: impl Fn(&str) -> bool) -> Vec<RegistryRow> {
-        let mut rows: Vec<RegistryRow> = Vec::new();
+    /// The sessions these records attribute to OpenClaw, as registry rows,
+    /// for the repositories `keep` accepts: by Claude session id (one row
+    /// per agent and session, its spawns' tasks in order) and, for spawns
+    /// whose session was never learned, by nonce (the session is the one
+    /// whose first prompt carries `spawn=<nonce>`; its row's session id is
+    /// empty).
+    pub fn registry_rows(&self, keep: impl Fn(&str) -> bool) -> SpawnRows {
+        let mut rows = SpawnRows::default();
         let mut index: HashMap<(String, String), usize> = HashMap::new();
         for (agent_id, r) in self.list_all() {
-            let (Some(id), Some(repo)) = (
-                &r.claude_session_id,
-                r.repo_path.as_ref().or(r.cwd.as_ref()),
-            ) else {
+            let Some(repo) = r.repo_path.as_ref().or(r.cwd.as_ref()) else {
                 continue;
             };
             if !keep(repo) {
@@ -234,36 +235,52 @@ impl SpawnLog {
                     task,
                     cost_usd: 0.0,
                 });
+            let label = r.label.clone().filter(|l| !l.is_empty());
+            let row = |session_id: String| RegistryRow {
+                agent_id: agent_id.clone(),
+                repo_path: repo.clone(),
+                entry: RegistryEntry {
+                    session_id,
+                    created_at: at.clone(),
+                    last_resumed_at: at.clone(),
+                    total_cost_usd: 0.0,
+                    total_turns: 0.0,
+                    triggered_by: None,
+                    task_history: task.clone().into_iter().collect(),
+                    label: label.clone(),
+                },
+            };
+            let Some(id) = &r.claude_session_id else {
+                rows.by_nonce.push((r.nonce.clone(), row(String::new())));
+                continue;
+            };
             match index.get(&(agent_id.clone(), id.clone())) {
                 Some(&i) => {
-                    let e = &mut rows[i].entry;
+                    let e = &mut rows.learned[i].entry;
                     e.last_resumed_at = at;
                     e.task_history.extend(task);
-                    if r.label.as_deref().is_some_and(|l| !l.is_empty()) {
-                        e.label = r.label.clone();
+                    if label.is_some() {
+                        e.label = label;
                     }
                 }
                 None => {
-                    index.insert((agent_id.clone(), id.clone()), rows.len());
-                    rows.push(RegistryRow {
-                        agent_id,
-                        repo_path: repo.clone(),
-                        entry: RegistryEntry {
-                            session_id: id.clone(),
-                            created_at: at.clone(),
-                            last_resumed_at: at,
-                            total_cost_usd: 0.0,
-                            total_turns: 0.0,
-                            triggered_by: None,
-                            task_history: task.into_iter().collect(),
-                            label: r.label.clone().filter(|l| !l.is_empty()),
-                        },
-                    });
+                    index.insert((agent_id.clone(), id.clone()), rows.learned.len());
+                    rows.learned.push(row(id.clone()));
                 }
             }
         }
         rows
     }
+}
+
+/// What the spawn records say of a repository's sessions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpawnRows {
+    /// Rows of the sessions whose Claude session id the records know.
+    pub learned: Vec<RegistryRow>,
+    /// Rows of spawns whose session id was never learned, by the spawn's
+    /// nonce (the session whose first prompt's origin marker carries it).
+    pub by_nonce: Vec<(String, RegistryRow)>,
 }
 
 /// Drops the oldest spawns (by start time) past [`MAX_SPAWNS_PER_AGENT`].
@@ -335,7 +352,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_group_spawns_of_one_session_and_skip_unknown_ids() {
+    fn rows_group_spawns_of_one_session_and_keep_unknown_ids_by_nonce() {
         let dir = tempfile::tempdir().unwrap();
         let log = SpawnLog::new(dir.path());
         let id = "11111111-2222-3333-4444-555555555555";
@@ -364,14 +381,21 @@ mod tests {
             },
         )
         .unwrap();
-        let rows = log.registry_rows(|repo| repo == "/r");
-        assert_eq!(rows.len(), 1);
+        let SpawnRows { learned, by_nonce } = log.registry_rows(|repo| repo == "/r");
+        assert_eq!(learned.len(), 1);
+        assert_eq!(by_nonce.len(), 1);
+        assert_eq!(by_nonce[0].0, "no-id-yet");
+        assert_eq!(by_nonce[0].1.entry.session_id, "");
+        let rows = learned;
         let e = &rows[0].entry;
         assert_eq!(e.session_id, id);
         assert_eq!(e.created_at, "2026-11-27T08:00:00.000Z");
         assert_eq!(e.last_resumed_at, "2026-11-27T09:00:00.000Z");
         assert_eq!(e.task_history.len(), 2);
         assert_eq!(e.label.as_deref(), Some("cart"));
-        assert!(log.registry_rows(|repo| repo == "/other").is_empty());
+        assert_eq!(
+            log.registry_rows(|repo| repo == "/other"),
+            SpawnRows::default()
+        );
     }
 }

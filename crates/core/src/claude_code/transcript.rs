@@ -45,6 +45,9 @@ pub struct TranscriptFacts {
     pub first_prompt: Option<String>,
     /// The `[openclaw:agent=…]` marker of the first real prompt.
     pub origin_marker: Option<String>,
+    /// The `spawn=` pair of that marker: the nonce of the OpenClaw spawn
+    /// that started the session (the key of its spawn record).
+    pub spawn_nonce: Option<String>,
     /// The last real prompt, cut to [`PROMPT_PREVIEW_UNITS`].
     pub last_prompt: Option<String>,
     /// The last `/rename` title.
@@ -1013,7 +1016,12 @@ impl TranscriptFacts {
         // after the task are not what was asked.
         let (asked, origin) = split_origin(&text);
         if self.first_prompt.is_none() {
-            self.origin_marker = origin.and_then(|pairs| pairs.into_iter().next().map(|(_, v)| v));
+            let pairs = origin.unwrap_or_default();
+            self.spawn_nonce = pairs
+                .iter()
+                .find(|(k, _)| k == "spawn")
+                .map(|(_, v)| v.clone());
+            self.origin_marker = pairs.into_iter().next().map(|(_, v)| v);
             self.first_prompt = Some(truncate_utf16(asked, PROMPT_PREVIEW_UNITS).to_owned());
         }
         self.last_prompt = Some(truncate_utf16(asked, PROMPT_PREVIEW_UNITS).to_owned());

@@ -1,7 +1,7 @@
 //! The briefing text a spawned Claude Code reads after its task: the
 //! repository's state in a few plain lines, bounded in size.
 
-use crate::claude_code::origin::BRIEFING_SEPARATOR;
+use crate::claude_code::origin::{origin_marker_for, BRIEFING_SEPARATOR};
 use crate::claude_code::DiscoveredSession;
 use crate::project_status::relative_date::relative_date;
 use crate::project_status::ProjectStatus;
@@ -26,6 +26,30 @@ const FILES_SHOWN: usize = 8;
 pub struct PriorContext<'a> {
     /// The session.
     pub session: &'a DiscoveredSession,
+}
+
+/// The origin marker of a spawn by `agent_id`: `[openclaw:agent=<id>]`,
+/// with `spawn=<nonce>` when there is a nonce (by which the spawn's
+/// transcript is found later).
+pub fn spawn_marker(agent_id: &str, nonce: &str) -> String {
+    let extra = if nonce.is_empty() {
+        vec![]
+    } else {
+        vec![("spawn".to_owned(), nonce.to_owned())]
+    };
+    origin_marker_for(agent_id, &extra)
+}
+
+/// The task a spawn sends when no briefing is written (the briefing off,
+/// a guard letting the spawn pass, the pre-flight failed or out of
+/// time): the task unchanged, then the separator and the spawn's origin
+/// marker, laid out as a briefing opens so that the task stays the
+/// session's title.
+pub fn marked_task(task: &str, agent_id: &str, nonce: &str) -> String {
+    format!(
+        "{task}\n\n{BRIEFING_SEPARATOR}\n{}",
+        spawn_marker(agent_id, nonce)
+    )
 }
 
 /// The lines of the briefing, each a fact; `marker` opens it.
@@ -106,6 +130,9 @@ pub fn briefing_lines(
 
 /// `Working tree: …` with counts and the first few paths.
 fn working_tree(status: &ProjectStatus) -> String {
+    if !status.status_read {
+        return "Working tree: not read within the pre-flight's time (a large work tree); run `git status` to see the changes".to_owned();
+    }
     let s = &status.git.status;
     let staged = s.staged().len();
     let unstaged = s

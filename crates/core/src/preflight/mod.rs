@@ -26,7 +26,6 @@ pub use find::find_spawned_session;
 
 use crate::claude_code::discovery::find_transcript;
 use crate::claude_code::liveness::running_sessions;
-use crate::claude_code::origin::origin_marker_for;
 use crate::claude_code::paths::{claude_config_dir, resolve_lexically};
 use crate::claude_code::{DiscoverOptions, DiscoveredSession, ScanCache};
 use crate::error::{Error, ErrorCode, Result};
@@ -34,9 +33,9 @@ use crate::project_status::{gather_with_sessions, ProjectStatusOptions};
 use crate::selection::relevance::semantic_fallback;
 use crate::selection::scoring::score_session;
 use crate::selection::{Candidate, DEFAULT_RESUME_THRESHOLD};
-use briefing::{bounded, briefing_lines, PriorContext};
+use briefing::{bounded, briefing_lines, marked_task, spawn_marker, PriorContext};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// A fresh spawn nonce: 16 hexadecimal digits, random.
 pub fn new_nonce() -> String {
@@ -159,6 +158,10 @@ pub struct PreflightOptions {
     pub busy_window: Duration,
     /// How long `gh` may take (default 1.5 s).
     pub github_timeout: Duration,
+    /// How long the pre-flight waits for the working tree's status, from
+    /// its start (default: until it is read). Past it the briefing says the
+    /// status was not read in time and has everything else.
+    pub status_budget: Option<Duration>,
     /// The spawn's nonce, put in the origin marker (required for a briefing).
     pub nonce: String,
     /// Discovery's persistent scan cache.
@@ -189,6 +192,7 @@ impl Default for PreflightOptions {
             finished_session_ids: Vec::new(),
             busy_window: Duration::from_secs(10),
             github_timeout: Duration::from_millis(1500),
+            status_budget: None,
             nonce: String::new(),
             persistent_cache: Default::default(),
         }
@@ -198,7 +202,8 @@ impl Default for PreflightOptions {
 /// What the pre-flight decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
-    /// Leave the spawn as asked (a guard off or warning without a folder to brief on).
+    /// Leave the spawn as asked but for its origin marker after the task (a
+    /// guard off or warning without a folder to brief on).
     Pass,
     /// Add the briefing to the task.
     Brief,
@@ -326,13 +331,25 @@ fn decide(
     opts: &PreflightOptions,
     cache: &ScanCache,
 ) -> Result<PreflightOutcome> {
+    let started = Instant::now();
     let mut warnings = Vec::new();
     let mut warned = None;
+    // A spawn let through unbriefed still carries its origin marker, by
+    // which it is recorded and its transcript found.
     let pass = |warnings: Vec<String>, warned, reason: &str| PreflightOutcome {
         warnings,
         guard: warned,
+        task: Some(marked_task(&req.task, &req.agent_id, &opts.nonce)),
         ..PreflightOutcome::new(Decision::Pass, reason.to_owned())
     };
+
+    // No task: OpenClaw refuses the call itself; nothing is added to it.
+    if req.task.trim().is_empty() {
+        return Ok(PreflightOutcome::new(
+            Decision::Pass,
+            "no task: left to OpenClaw, which refuses a spawn without one".to_owned(),
+        ));
+    }
 
     // The folder.
     let Some(cwd) = req.cwd.as_deref().map(str::trim).filter(|c| !c.is_empty()) else {
@@ -423,6 +440,7 @@ fn decide(
         &ProjectStatusOptions {
             discover,
             github_timeout: opts.github_timeout,
+            status_deadline: opts.status_budget.map(|b| started + b),
         },
         cache,
     )?;
@@ -476,11 +494,7 @@ fn decide(
         }
     }
 
-    let mut extra = vec![];
-    if !opts.nonce.is_empty() {
-        extra.push(("spawn".to_owned(), opts.nonce.clone()));
-    }
-    let marker = origin_marker_for(&req.agent_id, &extra);
+    let marker = spawn_marker(&req.agent_id, &opts.nonce);
     let (briefing, truncated) = if opts.briefing {
         let lines = briefing_lines(&marker, &status, prior.as_ref(), &warnings, now.timestamp());
         bounded(&lines, opts.briefing_max_chars)
@@ -505,6 +519,10 @@ fn decide(
             status.repo.path, p.session.session_id
         ),
         (None, None) => format!("briefed on {}", status.repo.path),
+    } + if status.status_read {
+        ""
+    } else {
+        " (its working tree's status not read in time)"
     };
     Ok(PreflightOutcome {
         task: Some(format!("{}\n\n{briefing}", req.task)),

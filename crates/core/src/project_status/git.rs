@@ -41,9 +41,18 @@ const RECENT_COMMITS: usize = 10;
 /// Reads the git state of `repo`; `now` (Unix seconds) words the dates.
 /// Parts git itself could not produce are left empty, as `git` would print nothing.
 pub fn read_git_state(repo: &Repository, now: i64) -> GitState {
+    GitState {
+        status: short_status(repo).unwrap_or_default(),
+        ..read_git_history(repo, now)
+    }
+}
+
+/// [`read_git_state`] but for the working tree's status (left empty): the
+/// branch, HEAD, stashes and recent commits, which take milliseconds
+/// whatever the size of the work tree.
+pub fn read_git_history(repo: &Repository, now: i64) -> GitState {
     let mut state = GitState {
         current_branch: current_branch(repo),
-        status: short_status(repo).unwrap_or_default(),
         stash_count: repo
             .reflog("refs/stash")
             .map(|r| r.len() as u32)

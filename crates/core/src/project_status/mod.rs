@@ -17,13 +17,15 @@ mod status_cache;
 use crate::claude_code::paths::resolve_lexically;
 use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, ScanCache};
 use crate::error::{Error, ErrorCode, Result};
-use git::{read_git_state, GitState};
+use git::{read_git_history, GitState};
 use github::{github_state, GithubState};
+use short_status::{short_status, ShortStatus};
 #[cfg(unix)]
 pub use status_cache::{folder_watched, tracked_folders_stated, untracked_listings};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Options of [`gather_project_status`].
 #[derive(Debug, Clone)]
@@ -32,6 +34,12 @@ pub struct ProjectStatusOptions {
     pub discover: DiscoverOptions,
     /// How long each `gh` call may take (default 5 s).
     pub github_timeout: Duration,
+    /// Until when the working tree's status is waited for (default: until
+    /// it is read). Past it the status is left empty and
+    /// [`ProjectStatus::status_read`] is false: a huge work tree must not
+    /// hold up a caller with a time budget (the spawn pre-flight). The read
+    /// goes on in the background and warms the status cache.
+    pub status_deadline: Option<Instant>,
 }
 
 impl Default for ProjectStatusOptions {
@@ -39,6 +47,7 @@ impl Default for ProjectStatusOptions {
         ProjectStatusOptions {
             discover: DiscoverOptions::default(),
             github_timeout: Duration::from_secs(5),
+            status_deadline: None,
         }
     }
 }
@@ -95,6 +104,9 @@ pub struct ProjectStatus {
     pub docs: Docs,
     /// When the briefing was gathered (ISO-8601).
     pub timestamp: String,
+    /// The working tree's status was read (false: its deadline passed
+    /// first, and `git.status` is empty).
+    pub status_read: bool,
 }
 
 /// Gathers the briefing for the repository at (or containing) `repo_path`.
@@ -134,11 +146,24 @@ pub fn gather_with_sessions(
     let root_str = root.to_string_lossy().into_owned();
     let now = chrono::Utc::now();
 
-    let (git, github, sessions) = std::thread::scope(|s| {
-        let git = s.spawn(|| {
-            repo_cache::with_repository(&resolved, |r| read_git_state(r, now.timestamp()))
-                .unwrap_or_default()
+    // The git state is read on a thread of its own, HEAD and history first;
+    // the working tree's status, the one part that grows with the work
+    // tree, may be left behind by its deadline (the thread then finishes
+    // it for the status cache).
+    let (history_tx, history_rx) = std::sync::mpsc::channel();
+    let (status_tx, status_rx) = std::sync::mpsc::channel();
+    let at = resolved.clone();
+    let read = move || {
+        repo_cache::with_repository(&at, |r| {
+            let _ = history_tx.send(read_git_history(r, now.timestamp()));
+            let _ = status_tx.send(short_status(r).unwrap_or_default());
         });
+    };
+    // Without a thread (the system refuses one) the state stays empty.
+    let _ = std::thread::Builder::new()
+        .name("git-state".into())
+        .spawn(read);
+    let (github, sessions) = std::thread::scope(|s| {
         let github = s.spawn(|| {
             is_git_repo
                 .then(|| github_state(&root, options.github_timeout, now))
@@ -151,12 +176,9 @@ pub fn gather_with_sessions(
                 format!("a status worker failed: {e:?}"),
             )
         };
-        Ok::<_, Error>((
-            git.join().map_err(join)?,
-            github.join().map_err(join)?,
-            sessions,
-        ))
+        Ok::<_, Error>((github.join().map_err(join)?, sessions))
     })?;
+    let (git, status_read) = collect_git(&history_rx, &status_rx, options.status_deadline);
 
     let own_recent = match agent_id {
         Some(agent) => sessions
@@ -186,8 +208,31 @@ pub fn gather_with_sessions(
         sessions: brief,
         docs: docs(&root),
         timestamp: crate::time::iso_millis(now),
+        status_read,
     };
     Ok((status, sessions))
+}
+
+/// The git state the reading thread sends: HEAD and history, then the
+/// working tree's status unless `deadline` passes first. With it, whether
+/// the status was read (a folder outside any repository has none to read).
+fn collect_git(
+    history: &Receiver<GitState>,
+    status: &Receiver<ShortStatus>,
+    deadline: Option<Instant>,
+) -> (GitState, bool) {
+    let mut git = history.recv().unwrap_or_default();
+    let status = match deadline {
+        None => status.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        Some(at) => status.recv_timeout(at.saturating_duration_since(Instant::now())),
+    };
+    match status {
+        Ok(status) => {
+            git.status = status;
+            (git, true)
+        }
+        Err(e) => (git, e == RecvTimeoutError::Disconnected),
+    }
 }
 
 fn docs(root: &Path) -> Docs {
@@ -207,5 +252,51 @@ fn docs(root: &Path) -> Docs {
         spec_files,
         has_todo: root.join("TODO.md").exists(),
         has_readme: root.join("README.md").exists(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::channel;
+
+    fn history() -> GitState {
+        GitState {
+            current_branch: "main".into(),
+            ..GitState::default()
+        }
+    }
+
+    #[test]
+    fn the_status_is_waited_for_until_its_deadline_and_left_out_past_it() {
+        let status = ShortStatus {
+            lines: vec![" M a.rs".into()],
+            ..ShortStatus::default()
+        };
+        // Read in time.
+        let (htx, hrx) = channel();
+        let (stx, srx) = channel();
+        htx.send(history()).unwrap();
+        stx.send(status.clone()).unwrap();
+        let (git, read) = collect_git(&hrx, &srx, Some(Instant::now()));
+        assert_eq!(
+            (git.current_branch.as_str(), git.status, read),
+            ("main", status, true)
+        );
+        // Still being read at the deadline: the history alone.
+        let (htx, hrx) = channel();
+        let (_stx, srx) = channel::<ShortStatus>();
+        htx.send(history()).unwrap();
+        let (git, read) = collect_git(&hrx, &srx, Some(Instant::now() + Duration::from_millis(20)));
+        assert_eq!(
+            (git.current_branch.as_str(), git.status.lines.len(), read),
+            ("main", 0, false)
+        );
+        // No repository: nothing to read, nothing missing.
+        let (htx, hrx) = channel::<GitState>();
+        let (stx, srx) = channel::<ShortStatus>();
+        drop((htx, stx));
+        let (git, read) = collect_git(&hrx, &srx, Some(Instant::now()));
+        assert_eq!((git, read), (GitState::default(), true));
     }
 }
