@@ -1142,7 +1142,11 @@ export interface PreflightOptions {
   resumeThreshold?: number
   /** Spawns of this gateway still in flight. */
   inFlight?: Array<InFlightSpawn>
-  /** Sessions the host can still resume for the requester. */
+  /**
+   * Sessions the host can still resume for the requester; one is
+   * resumed, and its live process does not make the repository busy,
+   * only while its transcript shows it idle (its last turn ended).
+   */
   resumable?: Array<ResumableSession>
   /** Claude Code sessions the host reported ended. */
   finishedSessionIds?: Array<string>

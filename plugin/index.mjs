@@ -562,7 +562,11 @@ async function preflight(api, event, ctx) {
         continuationContext: p.continuation.context,
         inFlight: [...spawns.values()].filter((s) => s.cwd && running(s)).map((s) => ({ repoPath: s.repoPath, cwd: /** @type {string} */ (s.cwd), claudeSessionId: s.claudeSessionId, childSessionKey: s.childSessionKey, startedAtMs: s.startedAt })),
         resumable: [...spawns.values()]
-          .filter((s) => s.cwd && s.mode === 'session' && s.ended && !s.closed && s.claudeSessionId && s.requesterSessionKey === requesterKey)
+          // A persistent spawn's session stays with the host between its
+          // tasks (OpenClaw reports no end of a task started through
+          // tools.invoke); the pre-flight resumes it only while its
+          // transcript shows it idle.
+          .filter((s) => s.cwd && s.mode === 'session' && !s.closed && s.claudeSessionId && s.requesterSessionKey === requesterKey)
           .map((s) => ({ claudeSessionId: /** @type {string} */ (s.claudeSessionId), cwd: /** @type {string} */ (s.repoPath ?? s.cwd), childSessionKey: s.childSessionKey })),
         finishedSessionIds: finishedSessions,
         busyWindowMs: p.busyWindowSeconds * 1000,

@@ -97,7 +97,9 @@ pub struct PreflightOptions {
     pub resume_threshold: Option<f64>,
     /// Spawns of this gateway still in flight.
     pub in_flight: Option<Vec<InFlightSpawn>>,
-    /// Sessions the host can still resume for the requester.
+    /// Sessions the host can still resume for the requester; one is
+    /// resumed, and its live process does not make the repository busy,
+    /// only while its transcript shows it idle (its last turn ended).
     pub resumable: Option<Vec<ResumableSession>>,
     /// Claude Code sessions the host reported ended.
     pub finished_session_ids: Option<Vec<String>>,

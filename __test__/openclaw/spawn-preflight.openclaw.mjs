@@ -367,31 +367,33 @@ async function spawnRecordOf(sent) {
  */
 const WEBCHAT_THREAD = { channel: 'webchat', threadId: 'osi-chain-thread-1' };
 
-test('resuming a persistent spawn: OpenClaw keeps its record after its task, accepts a spawn resuming it, and the same transcript grows', { timeout: 600_000 }, async () => {
-  // An idle persistent session keeps its Claude Code process, which the
-  // busy guard counts as running: it warns here instead of blocking.
-  await reconfigure({ spawnPreflight: { guards: { busy: 'warn' } } });
-
+test('continuation by resuming: a related task resumes the requester\'s idle persistent spawn, which OpenClaw still holds, and the same transcript grows; an unrelated one starts afresh beside it', { timeout: 600_000 }, async () => {
   const firstTask = 'Add a webhook handler for refunds in src/refunds.js';
   const first = await spawnClaude({ task: firstTask, cwd: repos.eta.dir, mode: 'session', thread: true, streamTo: 'parent' }, { wait: false, origin: WEBCHAT_THREAD });
   await until(`Claude Code to answer in ${first.sessionId}`, () => transcript(first.sessionId)?.some((l) => l.type === 'assistant' && lineText(l) === `Done: ${firstTask}`), 300_000);
-  await sleep(5000);
-  // Its task is over; OpenClaw still records the session for the requester, by its Claude session id.
+  // Its task is over, its Claude Code process idles; OpenClaw still records the session for the requester.
   const record = (await acpRecords()).find((r) => r.key === first.childSessionKey);
   assert.ok(record, `OpenClaw keeps its ACP record of ${first.childSessionKey}`);
   assert.equal(JSON.parse(record.identity).acpxSessionId, first.sessionId);
+  await until('the plugin to learn the persistent spawn\'s session', async () => (await spawnRecordOf(first.sent))?.claudeSessionId === first.sessionId, 120_000, 1000);
   const before = transcript(first.sessionId).length;
 
+  // A related task, without resumeSessionId: the pre-flight resumes the idle session.
+  const logBefore = chain.log().length;
   const task = 'Add retries to the refunds webhook handler';
-  const res = await chain.spawnClaude({ task, cwd: repos.eta.dir, resumeSessionId: first.sessionId });
-  const { childSessionKey } = accepted(res);
+  const { childSessionKey } = accepted(await chain.spawnClaude({ task, cwd: repos.eta.dir }));
   assert.notEqual(childSessionKey, first.childSessionKey, 'a new OpenClaw child');
   const req = await api.waitForRequest((r) => !isTitleRequest(r) && r.lastUserText.startsWith(task), 300_000);
   assert.equal(req.sessionId, first.sessionId, 'Claude Code continued the same session');
   assert.ok(userTexts(req).some((t) => t.startsWith(firstTask)), 'the request carries the first task in its history');
+  assert.match(chain.log().slice(logBefore), new RegExp(`spawn pre-flight resume [0-9a-f]+ in \\d+ ms: resuming Claude Code session ${first.sessionId}`));
   await until(`Claude Code to answer the resumed task in ${first.sessionId}`, () => transcript(first.sessionId).some((l) => l.type === 'assistant' && lineText(l).startsWith(`Done: ${task}`)), 300_000);
   assert.ok(transcript(first.sessionId).length > before, 'the same transcript grew');
   assert.deepEqual(transcriptsOf(chain.claudeDir, repos.eta.dir).map((t) => t.sessionId), [first.sessionId], 'no other session in the repository');
+
+  // An unrelated task: a fresh session, not held up by the idle one.
+  const other = await spawnClaude({ task: 'Translate the eta README to German', cwd: repos.eta.dir });
+  assert.notEqual(other.sessionId, first.sessionId);
 });
 
 test('the plugin failing (its Claude config dir is a file) never stops a spawn: Claude Code gets the task and the origin marker, and the spawn is recorded', { timeout: 600_000 }, async () => {

@@ -86,7 +86,8 @@ impl World {
     }
 
     /// Writes a transcript of `id` in `cwd` whose first prompt is
-    /// `prompt`, touching `files`, last written `age` ago.
+    /// `prompt`, touching `files`, its turn ended (idle), last written
+    /// `age` ago.
     fn session(
         &self,
         cwd: &Path,
@@ -117,6 +118,14 @@ impl World {
                   "usage": {"input_tokens": 10, "output_tokens": 5}}
             }).to_string());
         }
+        lines.push(serde_json::json!({
+            "type": "assistant", "sessionId": id, "cwd": cwd_s, "gitBranch": "feature/cart-totals",
+            "timestamp": "2026-11-27T07:02:00.000Z", "uuid": "00000000-0000-0000-0000-000000000200",
+            "requestId": "rend",
+            "message": {"id": "mend", "role": "assistant", "model": "claude-opus-5", "stop_reason": "end_turn",
+              "content": [{"type": "text", "text": "Done."}],
+              "usage": {"input_tokens": 10, "output_tokens": 5}}
+        }).to_string());
         let path = dir.join(format!("{id}.jsonl"));
         fs::write(&path, lines.join("\n") + "\n").unwrap();
         last_written(&path, age);
@@ -406,6 +415,64 @@ fn a_live_claude_code_process_blocks_its_repository_by_its_liveness_record() {
         "a dead process's record: {}",
         out.reason
     );
+}
+
+/// Appends a prompt to a transcript: its session is at work on a turn.
+fn open_turn(path: &Path, age: Duration) {
+    let line = serde_json::json!({
+        "type": "user", "sessionId": "s", "timestamp": "2026-11-27T07:03:00.000Z",
+        "uuid": "00000000-0000-0000-0000-000000000300",
+        "message": {"role": "user", "content": "And the tax too"}
+    });
+    let mut text = fs::read_to_string(path).unwrap();
+    text.push_str(&format!("{line}\n"));
+    fs::write(path, text).unwrap();
+    last_written(path, age);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_idle_persistent_session_the_spawn_may_resume_does_not_make_its_repository_busy() {
+    let w = World::new();
+    // A persistent spawn's session between its tasks: its process alive,
+    // its last turn ended.
+    let path = w.session(
+        &w.repo,
+        A,
+        "Refactor the cart totals into cents",
+        &["src/cart.rs"],
+        HOUR,
+    );
+    let mut cli = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    live_record(&w, cli.id(), A, &w.repo);
+    let mut opts = w.options();
+    opts.resumable = vec![ResumableSession {
+        claude_session_id: A.into(),
+        cwd: w.repo.to_string_lossy().into_owned(),
+        child_session_key: None,
+    }];
+    let related = w.request("Finish the cart totals refactor in cents", Some(&w.repo));
+    let out = w.run(&related, &opts);
+    assert_eq!(out.decision, Decision::Resume, "{}", out.reason);
+    assert_eq!(out.resume_session_id.as_deref(), Some(A));
+    // The model resuming it by itself is let through too, not resumable or not.
+    let mut explicit = w.request("Continue the cart totals", Some(&w.repo));
+    explicit.resume_session_id = Some(A.into());
+    assert_eq!(w.run(&explicit, &w.options()).decision, Decision::Brief);
+    // Anyone else's spawn there is still refused.
+    let out = w.run(&related, &w.options());
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    // At work on a turn, it is busy to all, and not resumed.
+    open_turn(&path, Duration::from_secs(600));
+    let out = w.run(&related, &opts);
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    cli.kill().unwrap();
+    cli.wait().unwrap();
+    let out = w.run(&related, &opts);
+    assert_eq!(out.resume_session_id, None, "mid-turn: {}", out.reason);
 }
 
 #[test]

@@ -111,6 +111,12 @@ pub struct TranscriptFacts {
     /// its own (a side question's log, a subagent's): Claude Code's `/resume`
     /// does not list it.
     pub opens_on_sidechain: Option<bool>,
+    /// Whether the main chain's last turn has ended: its last message is a
+    /// response that stopped for another reason than a tool call
+    /// (`end_turn`, say). `Some(false)` while a prompt or a tool's result
+    /// waits for its response or a tool runs; `None` before any message.
+    /// A live process whose turn has ended is idle, waiting for a prompt.
+    pub turn_ended: Option<bool>,
 }
 
 /// What a `cost-state` line says: the CLI's cumulative accounting of a
@@ -397,6 +403,7 @@ struct Message<'a> {
     model: Option<&'a [u8]>,
     usage: Option<Counts>,
     content: Option<&'a [u8]>,
+    stop_reason: Option<&'a [u8]>,
 }
 
 impl<'a> Members<'a> for Message<'a> {
@@ -412,6 +419,7 @@ impl<'a> Members<'a> for Message<'a> {
             b"id" => self.id = Some(value),
             b"model" => self.model = Some(value),
             b"content" => self.content = Some(value),
+            b"stop_reason" => self.stop_reason = Some(value),
             _ => {}
         }
     }
@@ -745,6 +753,7 @@ impl TranscriptFacts {
     /// Folds the members of a counted line.
     fn fold_line<'a>(&mut self, line: &Line<'a>, applied: &mut Applied<'a>) {
         self.note_envelope(line, applied);
+        self.note_turn(line);
         match line.kind {
             b"\"assistant\"" => self.note_assistant(line, applied),
             b"\"user\"" => self.note_user(line),
@@ -1001,6 +1010,28 @@ impl TranscriptFacts {
         }
     }
 
+    /// A main-chain message opens a turn (a prompt, a tool's result) or
+    /// ends it (a response that does not call a tool).
+    fn note_turn(&mut self, line: &Line<'_>) {
+        let Some(message) = &line.message else {
+            return;
+        };
+        if line.sidechain || line.meta || line.compact_summary {
+            return;
+        }
+        match line.kind {
+            b"\"assistant\"" => {
+                self.turn_ended = Some(
+                    message
+                        .stop_reason
+                        .is_some_and(|r| r != b"null" && r != b"\"tool_use\""),
+                )
+            }
+            b"\"user\"" => self.turn_ended = Some(false),
+            _ => {}
+        }
+    }
+
     fn note_user(&mut self, line: &Line<'_>) {
         if line.sidechain || line.meta || line.compact_summary || generated(line) {
             return;
@@ -1036,6 +1067,31 @@ mod tests {
         let mut f = TranscriptFacts::default();
         let used = f.feed(text.as_bytes());
         f.with_partial_line(&text.as_bytes()[used..]).into_owned()
+    }
+
+    #[test]
+    fn a_turn_ends_with_a_response_that_calls_no_tool() {
+        let prompt = r#"{"type":"user","message":{"role":"user","content":"fix it"}}"#;
+        let calls = r#"{"type":"assistant","message":{"id":"m1","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t","name":"Edit","input":{}}]}}"#;
+        let result = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}}"#;
+        let streaming = r#"{"type":"assistant","message":{"id":"m2","stop_reason":null,"content":[{"type":"text","text":"Do"}]}}"#;
+        let done = r#"{"type":"assistant","message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":"Done"}]}}"#;
+        let side =
+            r#"{"type":"user","isSidechain":true,"message":{"role":"user","content":"sub task"}}"#;
+        let meta = r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"<local-command-stdout>x</local-command-stdout>"}}"#;
+        let state = |lines: &[&str]| facts(&(lines.join("\n") + "\n")).turn_ended;
+        assert_eq!(state(&[]), None);
+        assert_eq!(state(&[prompt]), Some(false));
+        assert_eq!(state(&[prompt, calls]), Some(false));
+        assert_eq!(state(&[prompt, calls, result]), Some(false));
+        assert_eq!(state(&[prompt, calls, result, streaming]), Some(false));
+        assert_eq!(state(&[prompt, calls, result, done]), Some(true));
+        assert_eq!(
+            state(&[prompt, done, side, meta]),
+            Some(true),
+            "a subagent's or a local command's line is not the main turn"
+        );
+        assert_eq!(state(&[prompt, done, prompt]), Some(false));
     }
 
     #[test]

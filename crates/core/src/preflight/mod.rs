@@ -148,7 +148,9 @@ pub struct PreflightOptions {
     pub min_relevance: f64,
     /// Spawns of this gateway still in flight.
     pub in_flight: Vec<InFlightSpawn>,
-    /// Sessions the host can still resume for the requester.
+    /// Sessions the host can still resume for the requester. One is
+    /// resumed, and its live process does not make the repository busy,
+    /// only while its transcript shows it idle (its last turn ended).
     pub resumable: Vec<ResumableSession>,
     /// Claude Code sessions the host reported ended: their last writes are
     /// not a sign of a session running now.
@@ -446,9 +448,29 @@ fn decide(
     )?;
     let repo = resolve_lexically(&status.repo.path);
 
-    // A session running in the repository now.
+    // A session of the repository whose Claude Code process waits for its
+    // next prompt: its transcript's last turn has ended.
+    let idle = |id: &str| {
+        sessions
+            .iter()
+            .find(|s| s.session_id == id)
+            .and_then(|s| s.transcript_path.as_deref())
+            .is_some_and(|p| cache.scan(Path::new(p)).facts.turn_ended == Some(true))
+    };
+    // The sessions this spawn may resume: the one it names, and those the
+    // host holds for its requester.
+    let explicit_resume = req.resume_session_id.clone().filter(|s| !s.is_empty());
+    let may_resume = |id: &str| {
+        explicit_resume.as_deref() == Some(id)
+            || opts.resumable.iter().any(|r| r.claude_session_id == id)
+    };
+
+    // A session running in the repository now. One this spawn may resume
+    // that sits idle does not count: a persistent spawn keeps its process
+    // alive between tasks, and resuming it is the point.
     if opts.guards.busy != GuardMode::Off {
-        if let Some(running) = running_session(&repo, &claude_dir, &sessions, opts) {
+        let exempt = |id: &str| may_resume(id) && idle(id);
+        if let Some(running) = running_session(&repo, &claude_dir, &sessions, opts, &exempt) {
             let who = describe_running(&running);
             let reason = format!(
                 "Claude Code is already working in {}: {who}. Two Claude Code sessions editing one working tree overwrite each other's changes. Wait until it has finished (its result is announced to you), or spawn in another repository or git worktree.",
@@ -466,18 +488,20 @@ fn decide(
 
     // Continuation.
     let now = chrono::Utc::now();
-    let explicit_resume = req.resume_session_id.clone().filter(|s| !s.is_empty());
     let mut resume = None;
     let mut prior = None;
     if explicit_resume.is_none() {
         let branch = &status.git.current_branch;
         if opts.continuation_resume {
+            // Only between its turns: resuming one at work would run two
+            // processes on one transcript.
             let resumable: Vec<&DiscoveredSession> = sessions
                 .iter()
                 .filter(|s| {
                     opts.resumable
                         .iter()
                         .any(|r| r.claude_session_id == s.session_id && same_repo(&r.cwd, &repo))
+                        && idle(&s.session_id)
                 })
                 .collect();
             resume = pick(&req.task, branch, &resumable, opts, now).map(|s| s.session_id.clone());
@@ -546,12 +570,14 @@ fn same_repo(dir: &str, repo: &Path) -> bool {
 /// a spawn of this gateway in flight there; else a Claude Code process
 /// whose liveness record puts it in the repository (by its `cwd`, or a
 /// session of the repository); else a transcript written within the busy
-/// window. Sessions the host reported ended count only by the first.
+/// window. Sessions the host reported ended count only by the first;
+/// sessions `exempt` names (idle ones the spawn may resume) by none.
 fn running_session(
     repo: &Path,
     claude_dir: &Path,
     sessions: &[DiscoveredSession],
     opts: &PreflightOptions,
+    exempt: &dyn Fn(&str) -> bool,
 ) -> Option<RunningSession> {
     let live = running_sessions(claude_dir);
     let now = SystemTime::now();
@@ -577,6 +603,7 @@ fn running_session(
     if let Some(s) = opts.in_flight.iter().find(|s| {
         (same_repo(s.repo_path.as_deref().unwrap_or(&s.cwd), repo)
             || resolve_lexically(&s.cwd).starts_with(repo))
+            && !s.claude_session_id.as_deref().is_some_and(exempt)
             && still_running(s)
     }) {
         return Some(RunningSession {
@@ -585,7 +612,7 @@ fn running_session(
             signal: "spawn",
         });
     }
-    let finished = |id: &str| opts.finished_session_ids.iter().any(|f| f == id);
+    let finished = |id: &str| opts.finished_session_ids.iter().any(|f| f == id) || exempt(id);
     if let Some(live) = live.into_iter().find(|l| {
         !finished(&l.session_id)
             && (l.cwd.as_deref().is_some_and(|cwd| same_repo(cwd, repo))
