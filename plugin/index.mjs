@@ -366,6 +366,29 @@ export function isClaudeAcpSpawn(params, config) {
   return target === 'claude';
 }
 
+/**
+ * Starts tracking a spawn: `fields` over one the host has not been seen
+ * starting yet.
+ * @param {Pick<Spawn, 'nonce' | 'agentId' | 'cwd' | 'mode' | 'startedAt'> & Partial<Spawn>} fields
+ * @returns {Spawn}
+ */
+function track(fields) {
+  /** @type {Spawn} */
+  const spawn = {
+    requesterSessionKey: undefined,
+    toolCallId: undefined,
+    repoPath: undefined,
+    claudeSessionId: undefined,
+    childSessionKey: undefined,
+    started: false,
+    ended: false,
+    closed: false,
+    ...fields,
+  };
+  spawns.set(spawn.nonce, spawn);
+  return spawn;
+}
+
 /** @param {Spawn} s */
 function endSpawn(s) {
   s.ended = true;
@@ -464,18 +487,15 @@ async function relearn(api) {
       for (const r of await addon().listSpawns(agentId, root)) {
         const at = Date.parse(r.startedAt ?? '');
         if (r.claudeSessionId || !r.cwd || spawns.has(r.nonce) || !(Date.now() - at < LEARN_FOR_MS)) continue;
-        spawns.set(r.nonce, {
+        track({
           nonce: r.nonce,
           agentId,
-          requesterSessionKey: r.requesterSessionKey ?? undefined,
-          toolCallId: undefined,
+          requesterSessionKey: r.requesterSessionKey,
           cwd: r.cwd,
-          repoPath: r.repoPath ?? undefined,
+          repoPath: r.repoPath,
           mode: r.mode ?? 'run',
           startedAt: at,
-          claudeSessionId: undefined,
-          childSessionKey: r.childSessionKey ?? undefined,
-          started: false,
+          childSessionKey: r.childSessionKey,
           ended: Boolean(r.endedAt),
           closed: Boolean(r.endedAt),
         });
@@ -621,8 +641,7 @@ async function preflight(api, event, ctx) {
  */
 async function admit(api, spawnAsked, outcome) {
   const { nonce, agentId, requesterKey, params, task, cwd, started } = spawnAsked;
-  /** @type {Spawn} */
-  const spawn = {
+  const spawn = track({
     nonce,
     agentId,
     requesterSessionKey: requesterKey,
@@ -632,12 +651,7 @@ async function admit(api, spawnAsked, outcome) {
     mode: params.mode === 'session' ? 'session' : 'run',
     startedAt: started,
     claudeSessionId: outcome.resumeId,
-    childSessionKey: undefined,
-    started: false,
-    ended: false,
-    closed: false,
-  };
-  spawns.set(nonce, spawn);
+  });
   if (!outcome.resumeId && cwd) startLearning(api);
   const recording = record(api, agentId, {
     nonce,

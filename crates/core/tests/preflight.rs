@@ -4,13 +4,16 @@
 use session_intel_core::claude_code::discovery::discover_sessions;
 use session_intel_core::claude_code::paths::full_slug;
 use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord};
-use session_intel_core::claude_code::{DiscoverOptions, PersistentCache, ScanCache, SessionSource};
+use session_intel_core::claude_code::{
+    DiscoverOptions, DiscoveredSession, PersistentCache, ScanCache, SessionSource,
+};
 use session_intel_core::preflight::{
     find_spawned_session, preflight_spawn, Decision, GuardMode, InFlightSpawn, PreflightOptions,
     PreflightOutcome, ResumableSession, SpawnRequest, SPAWN_START_GRACE,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 #[allow(dead_code)]
@@ -79,6 +82,20 @@ impl World {
             requester_workspace: Some("/home/u/.openclaw/workspace".into()),
             ..SpawnRequest::default()
         }
+    }
+
+    /// The repository's sessions, as discovery lists them from this world.
+    fn discover(&self) -> Arc<Vec<DiscoveredSession>> {
+        discover_sessions(
+            self.repo.to_str().unwrap(),
+            &DiscoverOptions {
+                claude_config_dir: Some(self.claude.clone()),
+                registry_root: Some(self.state.clone()),
+                persistent_cache: PersistentCache::Off,
+                ..DiscoverOptions::default()
+            },
+            &ScanCache::new(),
+        )
     }
 
     fn run(&self, req: &SpawnRequest, opts: &PreflightOptions) -> PreflightOutcome {
@@ -687,15 +704,7 @@ fn a_recorded_spawn_is_found_by_its_nonce_and_stays_openclaws_in_discovery() {
         },
     )
     .unwrap();
-    let sessions = discover_sessions(
-        w.repo.to_str().unwrap(),
-        &DiscoverOptions {
-            claude_config_dir: Some(w.claude.clone()),
-            registry_root: Some(w.state.clone()),
-            ..DiscoverOptions::default()
-        },
-        &ScanCache::new(),
-    );
+    let sessions = w.discover();
     let a = sessions.iter().find(|s| s.session_id == A).unwrap();
     assert_eq!(a.source, SessionSource::Openclaw);
     assert_eq!(a.agent_id.as_deref(), Some("main"));
@@ -735,16 +744,7 @@ fn a_spawn_whose_session_was_never_learned_is_still_openclaws_by_the_nonce_its_t
             },
         )
         .unwrap();
-    let sessions = discover_sessions(
-        w.repo.to_str().unwrap(),
-        &DiscoverOptions {
-            claude_config_dir: Some(w.claude.clone()),
-            registry_root: Some(w.state.clone()),
-            persistent_cache: PersistentCache::Off,
-            ..DiscoverOptions::default()
-        },
-        &ScanCache::new(),
-    );
+    let sessions = w.discover();
     let a = sessions.iter().find(|s| s.session_id == A).unwrap();
     assert_eq!(
         (

@@ -40,16 +40,22 @@ pub fn spawn_marker(agent_id: &str, nonce: &str) -> String {
     origin_marker_for(agent_id, &extra)
 }
 
+/// The briefing with no facts in it: the separator and the origin marker.
+pub fn marker_briefing(marker: &str) -> String {
+    format!("{BRIEFING_SEPARATOR}\n{marker}")
+}
+
+/// The task Claude Code receives: the task unchanged and first (so that it
+/// stays the session's title), a blank line, then the briefing.
+pub fn task_with_briefing(task: &str, briefing: &str) -> String {
+    format!("{task}\n\n{briefing}")
+}
+
 /// The task a spawn sends when no briefing is written (the briefing off,
 /// a guard letting the spawn pass, the pre-flight failed or out of
-/// time): the task unchanged, then the separator and the spawn's origin
-/// marker, laid out as a briefing opens so that the task stays the
-/// session's title.
+/// time): the task, then only the separator and the spawn's origin marker.
 pub fn marked_task(task: &str, agent_id: &str, nonce: &str) -> String {
-    format!(
-        "{task}\n\n{BRIEFING_SEPARATOR}\n{}",
-        spawn_marker(agent_id, nonce)
-    )
+    task_with_briefing(task, &marker_briefing(&spawn_marker(agent_id, nonce)))
 }
 
 /// The lines of the briefing, each a fact; `marker` opens it.

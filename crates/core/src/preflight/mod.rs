@@ -33,7 +33,10 @@ use crate::project_status::{gather_with_sessions, ProjectStatusOptions};
 use crate::selection::relevance::semantic_fallback;
 use crate::selection::scoring::score_session;
 use crate::selection::{Candidate, DEFAULT_RESUME_THRESHOLD};
-use briefing::{bounded, briefing_lines, marked_task, spawn_marker, PriorContext};
+use briefing::{
+    bounded, briefing_lines, marked_task, marker_briefing, spawn_marker, task_with_briefing,
+    PriorContext,
+};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -523,13 +526,7 @@ fn decide(
         let lines = briefing_lines(&marker, &status, prior.as_ref(), &warnings, now.timestamp());
         bounded(&lines, opts.briefing_max_chars)
     } else {
-        (
-            format!(
-                "{}\n{marker}",
-                crate::claude_code::origin::BRIEFING_SEPARATOR
-            ),
-            false,
-        )
+        (marker_briefing(&marker), false)
     };
     let decision = if resume.is_some() {
         Decision::Resume
@@ -549,7 +546,7 @@ fn decide(
         " (its working tree's status not read in time)"
     };
     Ok(PreflightOutcome {
-        task: Some(format!("{}\n\n{briefing}", req.task)),
+        task: Some(task_with_briefing(&req.task, &briefing)),
         resume_session_id: resume,
         briefing: Some(briefing),
         truncated,
