@@ -14,7 +14,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * `relevanceTimeoutMs`, with the offline fallback for anything that fails.
  * Never rejects.
  */
-export declare function assessTaskRelevance(task: string, sessions: Array<SelectionSession>, config?: SessionSelectionOptions | undefined | null): Promise<Array<TaskRelevanceResult>>
+export declare function assessTaskRelevance(task: string, sessions: Array<DiscoveredSessionInput>, config?: SessionSelectionOptions | undefined | null): Promise<Array<TaskRelevanceResult>>
 
 /**
  * The task with its origin marker: `[openclaw:agent=<id>]`, plus escaped
@@ -283,6 +283,32 @@ export interface ContextPressure {
   line: string
 }
 
+/**
+ * A context pressure as it comes back in (`buildWakeMessage`): a
+ * `ContextPressure`, also one from before `contextWindow` was added.
+ */
+export interface ContextPressureInput {
+  /** `tokens` as a whole percentage of the context window, 0–100 (capped). */
+  percent: number
+  /**
+   * Prompt tokens of the last main-chain response (input plus cache reads
+   * and writes); 0 before the first response.
+   */
+  tokens: number
+  /**
+   * The context window `percent` is of, in tokens: `contextWindow` when
+   * given, else that of the session's model. Not read.
+   */
+  contextWindow?: number
+  /**
+   * `WARNING` from `threshold` percent, `CRITICAL` from halfway between
+   * the threshold and 100, else `OK`.
+   */
+  level: "OK" | "WARNING" | "CRITICAL"
+  /** The one-line form a wake message shows, e.g. `"context: 72% [WARNING]"`. */
+  line: string
+}
+
 /** What `contextPressure` reads. */
 export interface ContextPressureOptions {
   /** The Claude Code transcript (the hook input's `transcript_path`). */
@@ -339,6 +365,7 @@ export declare function detectPatterns(text: string): Array<DetectedPattern>
  * A Claude Code session of a repository: the reference's
  * `DiscoveredSession` (same names, same meaning unless a field says
  * otherwise) plus titles, token and cache counts, models and files.
+ * Functions that take a session back take a `DiscoveredSessionInput`.
  */
 export interface DiscoveredSession {
   /** Claude Code's session id (the transcript's file name without `.jsonl`). */
@@ -512,6 +539,153 @@ export interface DiscoveredSession {
    * are listed after all others); absent otherwise.
    */
   archived?: boolean
+}
+
+/**
+ * A discovered session as it comes back in (`selectSession`,
+ * `assessTaskRelevance`, `keywordFallback`, `scoreSession`,
+ * `sessionListToolPayload`, `projectStatusToolPayload`): a
+ * `DiscoveredSession`, or an object built to the reference's
+ * `DiscoveredSession` type. The fields those functions compute with and
+ * the reference requires are required; every other field may be absent,
+ * with the meaning its doc gives.
+ */
+export interface DiscoveredSessionInput {
+  /** Claude Code's session id (the transcript's file name without `.jsonl`). */
+  sessionId: string
+  /**
+   * `openclaw` when an OpenClaw registry lists the session, `native-only`
+   * when only Claude Code's own folders hold it. Left out: `openclaw`
+   * when `agentId` is given, else `native-only`.
+   */
+  source?: "openclaw" | "native-only"
+  /**
+   * The repository path given to `discoverSessions`, made absolute and
+   * normalised as Node's `path.resolve` does. Not read.
+   */
+  repoPath?: string
+  /**
+   * Git branch the session is on (its last main-chain line), or "unknown".
+   * The reference reads the first line's branch instead.
+   */
+  branch: string
+  /** First real prompt, at most 200 UTF-16 units, or "(no message)". */
+  firstMessage: string
+  /**
+   * The transcript's modification time (a JS `Date`); for a registry
+   * session, the later of that and the registry's `lastResumedAt`; the
+   * epoch when neither is known.
+   */
+  lastModified: Date
+  /**
+   * Non-blank lines of the transcript (the reference's measure); 0 when
+   * the transcript was not found.
+   */
+  messageCount: number
+  /** Size of the main transcript in bytes; 0 when it was not found. */
+  fileSizeBytes: number
+  /**
+   * A Claude Code process runs the session now (its liveness record in
+   * `<config>/sessions/`, with the process alive and started when the
+   * record says), or the host said so (`runningSessionIds`, `repoBusy`).
+   * Left out: `false`.
+   */
+  isRunning?: boolean
+  /**
+   * Input tokens the API billed under the session's id: the CLI's own
+   * accounting (its last `cost-state`: compaction calls and subagents
+   * included; for a fork, beyond what it inherited) where the transcript
+   * has it, else its responses deduplicated (subagents included, a
+   * fork's copied responses not).
+   */
+  totalInputTokens: number
+  /**
+   * Output tokens, counted as `totalInputTokens` (largest count per
+   * response where read from the responses).
+   */
+  totalOutputTokens: number
+  /**
+   * `compact_boundary` records of the main chain (automatic and manual
+   * compactions).
+   */
+  compactionCount: number
+  /**
+   * The OpenClaw agent whose registry lists the session; absent for
+   * `native-only` sessions.
+   */
+  agentId?: string
+  /**
+   * US dollars. A session OpenClaw spawned: what its registry recorded.
+   * Any other: the CLI's own figure from its last `cost-state` (for a
+   * fork, beyond what it inherited); absent where the transcript has
+   * none, or where the CLI had no price for a model it used.
+   */
+  totalCostUsd?: number
+  /** Turns the registry recorded; absent for `native-only` sessions. */
+  totalTurns?: number
+  /**
+   * The last task of the registry's task history; absent for
+   * `native-only` sessions and for a registry entry without tasks.
+   */
+  lastTask?: string
+  /** The registry label of a labelled session; absent otherwise. */
+  label?: string
+  /**
+   * Claude Code's nickname of the session (the transcript's last `slug`);
+   * absent when the transcript has none.
+   */
+  slug?: string
+  /**
+   * The agent id of the `[openclaw:agent=<id>]` marker that opens the
+   * first real prompt (an OpenClaw spawn); absent when it has none.
+   */
+  originMarker?: string
+  /**
+   * Never set by discovery (as in the reference); `selectSession` reads
+   * it as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
+   */
+  budgetUsedPct?: number
+  /**
+   * Custom title, else generated title, else summary title, else first
+   * prompt, else the first 8 characters of the session id. Left out:
+   * selection's offline relevance reads the other texts.
+   */
+  title?: string
+  /**
+   * The last real prompt, at most 200 UTF-16 units; absent when there is
+   * none. Left out: the project status payload's `lastTask` falls back
+   * to `firstMessage`.
+   */
+  lastUserMessage?: string
+  /**
+   * Files the session's tool calls named, most recent last (at most 64).
+   * Left out: none.
+   */
+  filesTouched?: Array<string>
+  /**
+   * Prompts a person or host typed on the main conversation: not the
+   * prompts the CLI generated (task notifications, compaction summaries,
+   * meta lines, local commands and their output); a fork's copied
+   * history included. Left out (or `responseCount` left out): selection
+   * reads the conversation's length from `messageCount`, as the
+   * reference did.
+   */
+  promptCount?: number
+  /**
+   * API responses of the main conversation, each counted once however
+   * many transcript lines it spans; a fork's copied history included,
+   * compaction calls and subagents' responses not. Left out: see
+   * `promptCount`.
+   */
+  responseCount?: number
+  /**
+   * Tokens the context window of the session's model holds (the model
+   * of its last main-chain response): 1000000 for today's models such
+   * as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
+   * the `contextWindows` option says. Absent before the first response.
+   * Left out: 200000.
+   */
+  contextWindow?: number
 }
 
 /**
@@ -969,7 +1143,7 @@ export interface JsonlHeader {
 }
 
 /** The reference's `keywordFallback`: keyword Jaccard, doubled, at most 1. */
-export declare function keywordFallback(task: string, session: SelectionSession): TaskRelevanceResult
+export declare function keywordFallback(task: string, session: DiscoveredSessionInput): TaskRelevanceResult
 
 /** Every registry entry of every agent, with `agentId` and `repoPath`. */
 export declare function listAllSessions(): Array<ClaudeCodeSessionRow>
@@ -1281,6 +1455,48 @@ export interface ProjectGithub {
   recentPrActivity: Array<ProjectPullRequest>
 }
 
+/**
+ * GitHub state as it comes back in (`projectStatusToolPayload`): a
+ * `ProjectGithub`, or the reference's `github` part, which has no
+ * `recentPrActivity`.
+ */
+export interface ProjectGithubInput {
+  /** Open pull requests of the repository (at most 5). */
+  openPrs: Array<ProjectPullRequest>
+  /** Failing checks of the current branch's pull request. */
+  failingChecks: Array<ProjectCheck>
+  /** Pull requests updated in the last 24 hours, in any state. Not read. */
+  recentPrActivity?: Array<ProjectPullRequest>
+}
+
+/**
+ * Git state as it comes back in (`selectSession`,
+ * `projectStatusToolPayload`): a `ProjectGit`, or the reference's `git`
+ * part. Only `currentBranch` is required; an absent list is empty, an
+ * absent text `""` and an absent count 0.
+ */
+export interface ProjectGitInput {
+  /**
+   * The current branch (`git branch --show-current`); `""` when HEAD is
+   * detached.
+   */
+  currentBranch: string
+  /** HEAD's commit id, abbreviated as `git log --format=%h` does. */
+  headCommitSha?: string
+  /** HEAD's subject line (`%s`). */
+  headCommitMessage?: string
+  /** `git status --short` lines with a working-tree change (untracked included). */
+  uncommittedChanges?: Array<string>
+  /** `git status --short` lines with a staged change. */
+  stagedChanges?: Array<string>
+  /** Entries of `git stash list`. */
+  stashCount?: number
+  /** The last ten commits reachable from HEAD, newest first. */
+  recentCommits?: Array<ProjectCommit>
+  /** Untracked paths (folders collapsed, ending in `/`). Not read. */
+  untrackedFiles?: Array<string>
+}
+
 /** A pull request, as `gh pr list --json` reports it. */
 export interface ProjectPullRequest {
   /** The pull request's number. */
@@ -1323,7 +1539,26 @@ export interface ProjectSessions {
   ownRecent: Array<DiscoveredSession>
 }
 
-/** The pre-flight briefing on a repository (the reference's `ProjectStatus`). */
+/**
+ * The sessions part as it comes back in (`selectSession`,
+ * `projectStatusToolPayload`).
+ */
+export interface ProjectSessionsInput {
+  /** Sessions running now (`isRunning`). */
+  active: Array<DiscoveredSessionInput>
+  /** The first five sessions: running ones first, then the newest. */
+  recent: Array<DiscoveredSessionInput>
+  /**
+   * The first three sessions of the requesting agent; empty without an
+   * `agentId`. Not read.
+   */
+  ownRecent?: Array<DiscoveredSessionInput>
+}
+
+/**
+ * The pre-flight briefing on a repository (the reference's `ProjectStatus`).
+ * Functions that take a briefing back take a `ProjectStatusInput`.
+ */
 export interface ProjectStatus {
   /** The repository looked at. */
   repo: ProjectRepo
@@ -1340,6 +1575,34 @@ export interface ProjectStatus {
   docs: ProjectDocs
   /** When the briefing was gathered (ISO-8601 string with milliseconds, UTC). */
   timestamp: string
+}
+
+/**
+ * A briefing as it comes back in (`selectSession`,
+ * `projectStatusToolPayload`): a `ProjectStatus`, or an object built to
+ * the reference's `ProjectStatus` type, or only the parts a function
+ * reads. Required: `git.currentBranch` and the `active` and `recent`
+ * sessions; every other part may be absent and reads as empty.
+ */
+export interface ProjectStatusInput {
+  /** The repository looked at. Left out: the payload's `repo` is `""`. */
+  repo?: ProjectRepo
+  /** Its git state. */
+  git: ProjectGitInput
+  /**
+   * GitHub state; absent outside a repository and when `gh` is missing,
+   * fails, times out or has nothing to report.
+   */
+  github?: ProjectGithubInput
+  /** Its Claude Code sessions. */
+  sessions: ProjectSessionsInput
+  /** Its guidance documents. Left out: none. */
+  docs?: ProjectDocs
+  /**
+   * When the briefing was gathered (ISO-8601 string with milliseconds,
+   * UTC). Not read.
+   */
+  timestamp?: string
 }
 
 /** Options of `gatherProjectStatus` (all optional; the reference takes none). */
@@ -1385,7 +1648,7 @@ export interface ProjectStatusOptions {
  * The `openclaw_project_status` tool result for a briefing from
  * `gatherProjectStatus`, ready for the MCP bridge to return as is.
  */
-export declare function projectStatusToolPayload(status: ProjectStatus): ProjectStatusToolPayload
+export declare function projectStatusToolPayload(status: ProjectStatusInput): ProjectStatusToolPayload
 
 /** What `openclaw_project_status` returns. */
 export interface ProjectStatusToolPayload {
@@ -1655,102 +1918,13 @@ export interface ScoreFactors {
  * Scores one session for a task (the reference's five factors). The
  * optional `resumeThreshold` (default 0.6) decides the recommendation.
  */
-export declare function scoreSession(session: SelectionSession, task: string, currentBranch: string, relevance: TaskRelevanceResult, maxBudgetUsd?: number | undefined | null, resumeThreshold?: number | undefined | null): SessionScore
-
-/** The branch part of a briefing. */
-export interface SelectionGit {
-  /** The repository's current branch (`""` when HEAD is detached). */
-  currentBranch: string
-}
-
-/**
- * The fields of a discovered session that selection reads (a
- * `DiscoveredSession` fits; the fields mean what they mean there).
- */
-export interface SelectionSession {
-  /** Claude Code's session id. */
-  sessionId: string
-  /**
-   * The OpenClaw agent of the session: only the agent's own sessions are
-   * candidates of `selectSession`.
-   */
-  agentId?: string
-  /** Git branch of the session (0.25 of the score when it is the current one). */
-  branch: string
-  /** First real prompt: what the session is about when it has no `lastTask`. */
-  firstMessage: string
-  /** When the session was last modified (a JS `Date`): recency. */
-  lastModified: Date
-  /**
-   * Non-blank transcript lines: the conversation's length (large, health,
-   * tokens per message) when `promptCount` and `responseCount` are absent.
-   */
-  messageCount: number
-  /** Transcript size in bytes: health (over 5 MB costs). */
-  fileSizeBytes: number
-  /** Cost in USD so far: with `maxBudgetUsd`, the share of the budget used. */
-  totalCostUsd?: number
-  /** The last task run in the session: what the session is about. */
-  lastTask?: string
-  /** Compactions: 3 or more force a fresh start, 1 or 2 cost capacity. */
-  compactionCount: number
-  /**
-   * Share of the budget used, 0–1 (0.7 or more forces a fresh start);
-   * absent: computed from `totalCostUsd / maxBudgetUsd` when both are known.
-   */
-  budgetUsedPct?: number
-  /**
-   * Input tokens so far: capacity (tokens per message, against the
-   * context window / 50).
-   */
-  totalInputTokens: number
-  /** Output tokens so far: capacity (tokens per message). */
-  totalOutputTokens: number
-  /** The last real prompt, read by the offline relevance fallback. */
-  lastUserMessage?: string
-  /** The session's title, read by the offline relevance fallback. */
-  title?: string
-  /** Files the session touched, read by the offline relevance fallback. */
-  filesTouched?: Array<string>
-  /**
-   * Prompts a person or host typed (`DiscoveredSession.promptCount`).
-   * With `responseCount`, the length of the conversation the
-   * long-session rules read; without both, `messageCount` is read.
-   */
-  promptCount?: number
-  /**
-   * API responses of the main conversation
-   * (`DiscoveredSession.responseCount`).
-   */
-  responseCount?: number
-  /**
-   * Tokens the context window of the session's model holds
-   * (`DiscoveredSession.contextWindow`); 200000 when absent.
-   */
-  contextWindow?: number
-}
-
-/** The sessions part of a briefing. */
-export interface SelectionSessions {
-  /** Sessions running now: any of them makes the answer `queue`. */
-  active: Array<SelectionSession>
-  /** The recent sessions, newest first: the agent's own are the candidates. */
-  recent: Array<SelectionSession>
-}
-
-/** The parts of a `ProjectStatus` selection reads. */
-export interface SelectionStatus {
-  /** The branch part. */
-  git: SelectionGit
-  /** The sessions part. */
-  sessions: SelectionSessions
-}
+export declare function scoreSession(session: DiscoveredSessionInput, task: string, currentBranch: string, relevance: TaskRelevanceResult, maxBudgetUsd?: number | undefined | null, resumeThreshold?: number | undefined | null): SessionScore
 
 /**
  * Resume, fresh or queue for a new task in a repository, in the
  * reference's decision order. Relevance failures never reject.
  */
-export declare function selectSession(task: string, repoPath: string, agentId: string, projectStatus: SelectionStatus, label?: string | undefined | null, maxBudgetUsd?: number | undefined | null, config?: SessionSelectionOptions | undefined | null): Promise<SessionSelection>
+export declare function selectSession(task: string, repoPath: string, agentId: string, projectStatus: ProjectStatusInput, label?: string | undefined | null, maxBudgetUsd?: number | undefined | null, config?: SessionSelectionOptions | undefined | null): Promise<SessionSelection>
 
 /** Options of `sessionListToolPayload`. */
 export interface SessionListToolOptions {
@@ -1762,7 +1936,7 @@ export interface SessionListToolOptions {
  * The `openclaw_session_list` tool result for sessions from
  * `discoverSessions`, ready for the MCP bridge to return as is.
  */
-export declare function sessionListToolPayload(sessions: Array<DiscoveredSession>, options?: SessionListToolOptions | undefined | null): SessionListToolPayload
+export declare function sessionListToolPayload(sessions: Array<DiscoveredSessionInput>, options?: SessionListToolOptions | undefined | null): SessionListToolPayload
 
 /** What `openclaw_session_list` returns. */
 export interface SessionListToolPayload {
@@ -2262,7 +2436,7 @@ export interface WakeMessageOptions {
    * The `contextPressure` result (its `line` is shown); absent: the
    * message says `context: unknown`.
    */
-  contextPressure?: ContextPressure
+  contextPressure?: ContextPressureInput
   /** Actions to offer; default: those that fit the detected state. */
   actions?: Array<string>
 }

@@ -3,12 +3,15 @@
 // must type-check against our generated index.d.ts unchanged. The `Ref*`
 // declarations restate the reference's types; each export of ours is assigned
 // to the reference's signature, so any narrowing of an argument or widening
-// of a result breaks the build.
+// of a result breaks the build. Every function that takes a session or a
+// briefing back is also called with values of the reference's types, with
+// object literals of exactly its fields, and with our own results: a field
+// that becomes required on the way in breaks the build.
 
 import * as addon from '../index.js';
 import type {
-  ClaudeCodeSessionEntry, ClaudeCodeTaskHistoryEntry, DiscoveredSession, JsonlHeader, ProjectStatus,
-  ScoreFactors, SessionScore, SessionSelection, TaskRelevanceResult,
+  ClaudeCodeSessionEntry, ClaudeCodeTaskHistoryEntry, ContextPressure, DiscoveredSession, JsonlHeader, ProjectStatus,
+  ProjectStatusToolPayload, ScoreFactors, SessionListToolPayload, SessionScore, SessionSelection, TaskRelevanceResult,
 } from '../index.js';
 
 type RefClaudeCodeTaskHistoryEntry = { at: string; task: string; costUsd: number };
@@ -130,6 +133,56 @@ const discovered: RefDiscoveredSession = {} as DiscoveredSession;
 const entry: RefClaudeCodeSessionEntry = {} as ClaudeCodeSessionEntry;
 const task: RefClaudeCodeTaskHistoryEntry = {} as ClaudeCodeTaskHistoryEntry;
 
+// Sessions and briefings typed by the reference go back in: as values, as
+// object literals of exactly the reference's fields (no field of ours), and
+// with every field the reference leaves optional absent.
+const sessionListToolPayload: (sessions: RefDiscoveredSession[]) => SessionListToolPayload = addon.sessionListToolPayload;
+const projectStatusToolPayload: (status: RefProjectStatus) => ProjectStatusToolPayload = addon.projectStatusToolPayload;
+function referenceInputs(session: RefDiscoveredSession, refStatus: RefProjectStatus): unknown[] {
+  const literal = {
+    sessionId: 's1', source: 'openclaw', agentId: 'main', repoPath: '/r', branch: 'main', firstMessage: 'x', lastModified: new Date(),
+    messageCount: 1, fileSizeBytes: 1, totalCostUsd: 0, totalTurns: 0, lastTask: 'x', label: 'l', slug: 's', isRunning: false,
+    originMarker: 'main', totalInputTokens: 0, totalOutputTokens: 0, compactionCount: 0, budgetUsedPct: 0,
+  } as const;
+  const bare = {
+    sessionId: 's1', source: 'native-only', repoPath: '/r', branch: 'main', firstMessage: 'x', lastModified: new Date(),
+    messageCount: 1, fileSizeBytes: 1, isRunning: false, totalInputTokens: 0, totalOutputTokens: 0, compactionCount: 0,
+  } as const;
+  const relevance = { sessionId: 's1', relevance: 1, reasoning: 'r' };
+  const { github: _github, ...withoutGithub } = refStatus;
+  return [
+    addon.sessionListToolPayload([session, literal, bare], { includeNative: false }),
+    addon.projectStatusToolPayload(refStatus),
+    addon.projectStatusToolPayload(withoutGithub),
+    addon.projectStatusToolPayload({ ...refStatus, sessions: { active: [literal], recent: [bare], ownRecent: [] } }),
+    addon.keywordFallback('t', literal),
+    addon.keywordFallback('t', bare),
+    addon.scoreSession(literal, 't', 'main', relevance),
+    addon.scoreSession(bare, 't', 'main', relevance, 10),
+    addon.assessTaskRelevance('t', [session, literal, bare]),
+    addon.selectSession('t', '/r', 'main', refStatus),
+    addon.selectSession('t', '/r', 'main', { ...refStatus, sessions: { active: [], recent: [literal, bare], ownRecent: [] } }),
+  ];
+}
+
+// Our own results go back in too, and a `ContextPressure` from before it had
+// `contextWindow` (its first shape) is still a wake message's pressure.
+async function ownResults(repo: string): Promise<unknown[]> {
+  const status: ProjectStatus = await addon.gatherProjectStatus(repo, 'main');
+  const sessions: DiscoveredSession[] = await addon.discoverSessions(repo);
+  const pressure: ContextPressure = await addon.contextPressure({ transcriptPath: '/t.jsonl' });
+  const firstShape: { percent: number; tokens: number; level: 'OK' | 'WARNING' | 'CRITICAL'; line: string } = pressure;
+  const wake = { agentId: 'a', tmuxSessionName: 't', trigger: 'response_complete', paneText: '' };
+  return [
+    addon.projectStatusToolPayload(status),
+    addon.sessionListToolPayload(sessions),
+    await addon.selectSession('t', repo, 'main', status),
+    addon.scoreSession(sessions[0], 't', 'main', addon.keywordFallback('t', sessions[0])),
+    addon.buildWakeMessage({ ...wake, contextPressure: pressure }),
+    addon.buildWakeMessage({ ...wake, contextPressure: firstShape }),
+  ];
+}
+
 // Typical caller code from runner.ts compiles as written there.
 async function runnerPreflight(agentId: string, repo: string, label?: string): Promise<string | undefined> {
   const existing = resolveSession(agentId, repo, label);
@@ -176,7 +229,7 @@ async function bootstrapHook(agentId: string): Promise<string | null> {
 }
 
 export const used = [
-  bootstrapHook,
+  bootstrapHook, referenceInputs, ownResults, sessionListToolPayload, projectStatusToolPayload,
   registryKey, repoPathToSlug, resolveSession, saveSession, updateSessionStats, deleteSession, listSessions, listAllSessions,
   peekSessionHistory, parseJsonlHeader, discoverSessions, header, discovered, entry, task, runnerPreflight,
   gatherProjectStatus, status,

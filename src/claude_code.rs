@@ -85,7 +85,8 @@ impl From<DiscoverOptions> for cc::DiscoverOptions {
 /// A Claude Code session of a repository: the reference's
 /// `DiscoveredSession` (same names, same meaning unless a field says
 /// otherwise) plus titles, token and cache counts, models and files.
-#[napi(object)]
+/// Functions that take a session back take a `DiscoveredSessionInput`.
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoveredSession {
@@ -229,6 +230,111 @@ pub struct DiscoveredSession {
     /// are listed after all others); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archived: Option<bool>,
+}
+
+/// A discovered session as it comes back in (`selectSession`,
+/// `assessTaskRelevance`, `keywordFallback`, `scoreSession`,
+/// `sessionListToolPayload`, `projectStatusToolPayload`): a
+/// `DiscoveredSession`, or an object built to the reference's
+/// `DiscoveredSession` type. The fields those functions compute with and
+/// the reference requires are required; every other field may be absent,
+/// with the meaning its doc gives.
+#[napi(object, object_to_js = false)]
+pub struct DiscoveredSessionInput {
+    /// Claude Code's session id (the transcript's file name without `.jsonl`).
+    pub session_id: String,
+    /// `openclaw` when an OpenClaw registry lists the session, `native-only`
+    /// when only Claude Code's own folders hold it. Left out: `openclaw`
+    /// when `agentId` is given, else `native-only`.
+    #[napi(ts_type = "\"openclaw\" | \"native-only\"")]
+    pub source: Option<String>,
+    /// The repository path given to `discoverSessions`, made absolute and
+    /// normalised as Node's `path.resolve` does. Not read.
+    pub repo_path: Option<String>,
+    /// Git branch the session is on (its last main-chain line), or "unknown".
+    /// The reference reads the first line's branch instead.
+    pub branch: String,
+    /// First real prompt, at most 200 UTF-16 units, or "(no message)".
+    pub first_message: String,
+    /// The transcript's modification time (a JS `Date`); for a registry
+    /// session, the later of that and the registry's `lastResumedAt`; the
+    /// epoch when neither is known.
+    pub last_modified: DateTime<Utc>,
+    /// Non-blank lines of the transcript (the reference's measure); 0 when
+    /// the transcript was not found.
+    pub message_count: f64,
+    /// Size of the main transcript in bytes; 0 when it was not found.
+    pub file_size_bytes: f64,
+    /// A Claude Code process runs the session now (its liveness record in
+    /// `<config>/sessions/`, with the process alive and started when the
+    /// record says), or the host said so (`runningSessionIds`, `repoBusy`).
+    /// Left out: `false`.
+    pub is_running: Option<bool>,
+    /// Input tokens the API billed under the session's id: the CLI's own
+    /// accounting (its last `cost-state`: compaction calls and subagents
+    /// included; for a fork, beyond what it inherited) where the transcript
+    /// has it, else its responses deduplicated (subagents included, a
+    /// fork's copied responses not).
+    pub total_input_tokens: f64,
+    /// Output tokens, counted as `totalInputTokens` (largest count per
+    /// response where read from the responses).
+    pub total_output_tokens: f64,
+    /// `compact_boundary` records of the main chain (automatic and manual
+    /// compactions).
+    pub compaction_count: f64,
+    /// The OpenClaw agent whose registry lists the session; absent for
+    /// `native-only` sessions.
+    pub agent_id: Option<String>,
+    /// US dollars. A session OpenClaw spawned: what its registry recorded.
+    /// Any other: the CLI's own figure from its last `cost-state` (for a
+    /// fork, beyond what it inherited); absent where the transcript has
+    /// none, or where the CLI had no price for a model it used.
+    pub total_cost_usd: Option<f64>,
+    /// Turns the registry recorded; absent for `native-only` sessions.
+    pub total_turns: Option<f64>,
+    /// The last task of the registry's task history; absent for
+    /// `native-only` sessions and for a registry entry without tasks.
+    pub last_task: Option<String>,
+    /// The registry label of a labelled session; absent otherwise.
+    pub label: Option<String>,
+    /// Claude Code's nickname of the session (the transcript's last `slug`);
+    /// absent when the transcript has none.
+    pub slug: Option<String>,
+    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the
+    /// first real prompt (an OpenClaw spawn); absent when it has none.
+    pub origin_marker: Option<String>,
+    /// Never set by discovery (as in the reference); `selectSession` reads
+    /// it as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
+    pub budget_used_pct: Option<f64>,
+    /// Custom title, else generated title, else summary title, else first
+    /// prompt, else the first 8 characters of the session id. Left out:
+    /// selection's offline relevance reads the other texts.
+    pub title: Option<String>,
+    /// The last real prompt, at most 200 UTF-16 units; absent when there is
+    /// none. Left out: the project status payload's `lastTask` falls back
+    /// to `firstMessage`.
+    pub last_user_message: Option<String>,
+    /// Files the session's tool calls named, most recent last (at most 64).
+    /// Left out: none.
+    pub files_touched: Option<Vec<String>>,
+    /// Prompts a person or host typed on the main conversation: not the
+    /// prompts the CLI generated (task notifications, compaction summaries,
+    /// meta lines, local commands and their output); a fork's copied
+    /// history included. Left out (or `responseCount` left out): selection
+    /// reads the conversation's length from `messageCount`, as the
+    /// reference did.
+    pub prompt_count: Option<f64>,
+    /// API responses of the main conversation, each counted once however
+    /// many transcript lines it spans; a fork's copied history included,
+    /// compaction calls and subagents' responses not. Left out: see
+    /// `promptCount`.
+    pub response_count: Option<f64>,
+    /// Tokens the context window of the session's model holds (the model
+    /// of its last main-chain response): 1000000 for today's models such
+    /// as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
+    /// the `contextWindows` option says. Absent before the first response.
+    /// Left out: 200000.
+    pub context_window: Option<f64>,
 }
 
 impl From<&cc::DiscoveredSession> for DiscoveredSession {

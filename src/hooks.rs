@@ -20,7 +20,7 @@ pub struct ContextPressureOptions {
 }
 
 /// How full a session's context window is.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct ContextPressure {
     /// `tokens` as a whole percentage of the context window, 0–100 (capped).
     pub percent: u32,
@@ -30,6 +30,26 @@ pub struct ContextPressure {
     /// The context window `percent` is of, in tokens: `contextWindow` when
     /// given, else that of the session's model.
     pub context_window: f64,
+    /// `WARNING` from `threshold` percent, `CRITICAL` from halfway between
+    /// the threshold and 100, else `OK`.
+    #[napi(ts_type = "\"OK\" | \"WARNING\" | \"CRITICAL\"")]
+    pub level: String,
+    /// The one-line form a wake message shows, e.g. `"context: 72% [WARNING]"`.
+    pub line: String,
+}
+
+/// A context pressure as it comes back in (`buildWakeMessage`): a
+/// `ContextPressure`, also one from before `contextWindow` was added.
+#[napi(object, object_to_js = false)]
+pub struct ContextPressureInput {
+    /// `tokens` as a whole percentage of the context window, 0–100 (capped).
+    pub percent: u32,
+    /// Prompt tokens of the last main-chain response (input plus cache reads
+    /// and writes); 0 before the first response.
+    pub tokens: f64,
+    /// The context window `percent` is of, in tokens: `contextWindow` when
+    /// given, else that of the session's model. Not read.
+    pub context_window: Option<f64>,
     /// `WARNING` from `threshold` percent, `CRITICAL` from halfway between
     /// the threshold and 100, else `OK`.
     #[napi(ts_type = "\"OK\" | \"WARNING\" | \"CRITICAL\"")]
@@ -157,7 +177,7 @@ pub fn detect_pane_state(pane_text: String) -> &'static str {
 }
 
 /// What `buildWakeMessage` renders.
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct WakeMessageOptions {
     /// The OpenClaw agent supervising the session (named in the message).
     pub agent_id: String,
@@ -172,7 +192,7 @@ pub struct WakeMessageOptions {
     pub pane_capture_lines: Option<f64>,
     /// The `contextPressure` result (its `line` is shown); absent: the
     /// message says `context: unknown`.
-    pub context_pressure: Option<ContextPressure>,
+    pub context_pressure: Option<ContextPressureInput>,
     /// Actions to offer; default: those that fit the detected state.
     pub actions: Option<Vec<String>>,
 }

@@ -1,8 +1,8 @@
 //! Payloads of the MCP bridge tools `openclaw_project_status` and
 //! `openclaw_session_list`.
 
-use crate::claude_code::DiscoveredSession;
-use crate::project_status::{ProjectCommit, ProjectStatus};
+use crate::claude_code::DiscoveredSessionInput;
+use crate::project_status::{ProjectCommit, ProjectStatusInput};
 use chrono::Utc;
 use napi_derive::napi;
 use session_intel_core::mcp;
@@ -166,43 +166,53 @@ pub struct SessionListToolOptions {
     pub include_native: Option<bool>,
 }
 
-impl From<&DiscoveredSession> for mcp::SessionFacts {
-    fn from(s: &DiscoveredSession) -> Self {
+impl From<DiscoveredSessionInput> for mcp::SessionFacts {
+    fn from(s: DiscoveredSessionInput) -> Self {
         mcp::SessionFacts {
-            session_id: s.session_id.clone(),
-            source: s.source.clone(),
-            agent_id: s.agent_id.clone(),
-            origin_marker: s.origin_marker.clone(),
-            branch: s.branch.clone(),
-            first_message: s.first_message.clone(),
+            session_id: s.session_id,
+            source: s.source,
+            agent_id: s.agent_id,
+            origin_marker: s.origin_marker,
+            branch: s.branch,
+            first_message: s.first_message,
             last_modified: s.last_modified,
-            message_count: s.message_count.max(0) as u64,
+            // `as` saturates: a negative count or NaN is 0.
+            message_count: s.message_count as u64,
             total_cost_usd: s.total_cost_usd,
             total_turns: s.total_turns,
-            last_task: s.last_task.clone(),
-            last_user_message: s.last_user_message.clone(),
-            is_running: s.is_running,
+            last_task: s.last_task,
+            last_user_message: s.last_user_message,
+            is_running: s.is_running.unwrap_or_default(),
         }
     }
 }
 
-impl From<ProjectStatus> for mcp::StatusFacts {
-    fn from(status: ProjectStatus) -> Self {
+impl From<ProjectStatusInput> for mcp::StatusFacts {
+    fn from(status: ProjectStatusInput) -> Self {
         let g = status.git;
+        let (has_claude_md, spec_files, has_todo) =
+            status.docs.map_or_else(Default::default, |d| {
+                (d.has_claude_md, d.spec_files, d.has_todo)
+            });
         mcp::StatusFacts {
-            repo_name: status.repo.name,
+            repo_name: status.repo.map(|r| r.name).unwrap_or_default(),
             branch: g.current_branch,
-            head_sha: g.head_commit_sha,
-            head_message: g.head_commit_message,
-            uncommitted: g.uncommitted_changes,
-            staged: g.staged_changes,
-            stash_count: g.stash_count,
-            recent_commits: g.recent_commits.into_iter().map(Into::into).collect(),
-            active: status.sessions.active.iter().map(Into::into).collect(),
-            recent: status.sessions.recent.iter().map(Into::into).collect(),
-            has_claude_md: status.docs.has_claude_md,
-            spec_files: status.docs.spec_files,
-            has_todo: status.docs.has_todo,
+            head_sha: g.head_commit_sha.unwrap_or_default(),
+            head_message: g.head_commit_message.unwrap_or_default(),
+            uncommitted: g.uncommitted_changes.unwrap_or_default(),
+            staged: g.staged_changes.unwrap_or_default(),
+            stash_count: g.stash_count.unwrap_or_default(),
+            recent_commits: g
+                .recent_commits
+                .into_iter()
+                .flatten()
+                .map(Into::into)
+                .collect(),
+            active: status.sessions.active.into_iter().map(Into::into).collect(),
+            recent: status.sessions.recent.into_iter().map(Into::into).collect(),
+            has_claude_md,
+            spec_files,
+            has_todo,
             open_prs: status
                 .github
                 .map(|gh| {
@@ -279,7 +289,7 @@ impl From<mcp::SessionListPayload> for SessionListToolPayload {
 /// The `openclaw_project_status` tool result for a briefing from
 /// `gatherProjectStatus`, ready for the MCP bridge to return as is.
 #[napi(catch_unwind)]
-pub fn project_status_tool_payload(status: ProjectStatus) -> ProjectStatusToolPayload {
+pub fn project_status_tool_payload(status: ProjectStatusInput) -> ProjectStatusToolPayload {
     mcp::project_status_payload(&status.into(), Utc::now()).into()
 }
 
@@ -287,10 +297,10 @@ pub fn project_status_tool_payload(status: ProjectStatus) -> ProjectStatusToolPa
 /// `discoverSessions`, ready for the MCP bridge to return as is.
 #[napi(catch_unwind)]
 pub fn session_list_tool_payload(
-    sessions: Vec<DiscoveredSession>,
+    sessions: Vec<DiscoveredSessionInput>,
     options: Option<SessionListToolOptions>,
 ) -> SessionListToolPayload {
     let include_native = options.and_then(|o| o.include_native).unwrap_or(true);
-    let list: Vec<mcp::SessionFacts> = sessions.iter().map(Into::into).collect();
+    let list: Vec<mcp::SessionFacts> = sessions.into_iter().map(Into::into).collect();
     mcp::session_list_payload(&list, include_native).into()
 }

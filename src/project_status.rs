@@ -1,6 +1,6 @@
 //! The `project-status.ts` drop-in: `gatherProjectStatus`.
 
-use crate::claude_code::{DiscoverOptions, DiscoveredSession};
+use crate::claude_code::{DiscoverOptions, DiscoveredSession, DiscoveredSessionInput};
 use crate::error::CoreTask;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -105,7 +105,7 @@ impl From<ps::git::RecentCommit> for ProjectCommit {
 
 /// Git state, as the git CLI would print it; every field is empty (`""`, 0,
 /// `[]`) outside a repository, and the commit fields on an unborn branch.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct ProjectGit {
     /// The current branch (`git branch --show-current`); `""` when HEAD is
     /// detached.
@@ -124,6 +124,31 @@ pub struct ProjectGit {
     pub recent_commits: Vec<ProjectCommit>,
     /// Untracked paths (folders collapsed, ending in `/`).
     pub untracked_files: Vec<String>,
+}
+
+/// Git state as it comes back in (`selectSession`,
+/// `projectStatusToolPayload`): a `ProjectGit`, or the reference's `git`
+/// part. Only `currentBranch` is required; an absent list is empty, an
+/// absent text `""` and an absent count 0.
+#[napi(object, object_to_js = false)]
+pub struct ProjectGitInput {
+    /// The current branch (`git branch --show-current`); `""` when HEAD is
+    /// detached.
+    pub current_branch: String,
+    /// HEAD's commit id, abbreviated as `git log --format=%h` does.
+    pub head_commit_sha: Option<String>,
+    /// HEAD's subject line (`%s`).
+    pub head_commit_message: Option<String>,
+    /// `git status --short` lines with a working-tree change (untracked included).
+    pub uncommitted_changes: Option<Vec<String>>,
+    /// `git status --short` lines with a staged change.
+    pub staged_changes: Option<Vec<String>>,
+    /// Entries of `git stash list`.
+    pub stash_count: Option<u32>,
+    /// The last ten commits reachable from HEAD, newest first.
+    pub recent_commits: Option<Vec<ProjectCommit>>,
+    /// Untracked paths (folders collapsed, ending in `/`). Not read.
+    pub untracked_files: Option<Vec<String>>,
 }
 
 impl From<ps::git::GitState> for ProjectGit {
@@ -193,7 +218,7 @@ impl From<ps::github::Check> for ProjectCheck {
 }
 
 /// GitHub state from `gh`.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct ProjectGithub {
     /// Open pull requests of the repository (at most 5).
     pub open_prs: Vec<ProjectPullRequest>,
@@ -201,6 +226,19 @@ pub struct ProjectGithub {
     pub failing_checks: Vec<ProjectCheck>,
     /// Pull requests updated in the last 24 hours, in any state.
     pub recent_pr_activity: Vec<ProjectPullRequest>,
+}
+
+/// GitHub state as it comes back in (`projectStatusToolPayload`): a
+/// `ProjectGithub`, or the reference's `github` part, which has no
+/// `recentPrActivity`.
+#[napi(object, object_to_js = false)]
+pub struct ProjectGithubInput {
+    /// Open pull requests of the repository (at most 5).
+    pub open_prs: Vec<ProjectPullRequest>,
+    /// Failing checks of the current branch's pull request.
+    pub failing_checks: Vec<ProjectCheck>,
+    /// Pull requests updated in the last 24 hours, in any state. Not read.
+    pub recent_pr_activity: Option<Vec<ProjectPullRequest>>,
 }
 
 impl From<ps::github::GithubState> for ProjectGithub {
@@ -214,7 +252,7 @@ impl From<ps::github::GithubState> for ProjectGithub {
 }
 
 /// The repository's Claude Code sessions, as `discoverSessions` orders them.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct ProjectSessions {
     /// Sessions running now (`isRunning`).
     pub active: Vec<DiscoveredSession>,
@@ -223,6 +261,19 @@ pub struct ProjectSessions {
     /// The first three sessions of the requesting agent; empty without an
     /// `agentId`.
     pub own_recent: Vec<DiscoveredSession>,
+}
+
+/// The sessions part as it comes back in (`selectSession`,
+/// `projectStatusToolPayload`).
+#[napi(object, object_to_js = false)]
+pub struct ProjectSessionsInput {
+    /// Sessions running now (`isRunning`).
+    pub active: Vec<DiscoveredSessionInput>,
+    /// The first five sessions: running ones first, then the newest.
+    pub recent: Vec<DiscoveredSessionInput>,
+    /// The first three sessions of the requesting agent; empty without an
+    /// `agentId`. Not read.
+    pub own_recent: Option<Vec<DiscoveredSessionInput>>,
 }
 
 impl From<ps::SessionsBrief> for ProjectSessions {
@@ -266,7 +317,8 @@ impl From<ps::Docs> for ProjectDocs {
 }
 
 /// The pre-flight briefing on a repository (the reference's `ProjectStatus`).
-#[napi(object)]
+/// Functions that take a briefing back take a `ProjectStatusInput`.
+#[napi(object, object_from_js = false)]
 pub struct ProjectStatus {
     /// The repository looked at.
     pub repo: ProjectRepo,
@@ -281,6 +333,29 @@ pub struct ProjectStatus {
     pub docs: ProjectDocs,
     /// When the briefing was gathered (ISO-8601 string with milliseconds, UTC).
     pub timestamp: String,
+}
+
+/// A briefing as it comes back in (`selectSession`,
+/// `projectStatusToolPayload`): a `ProjectStatus`, or an object built to
+/// the reference's `ProjectStatus` type, or only the parts a function
+/// reads. Required: `git.currentBranch` and the `active` and `recent`
+/// sessions; every other part may be absent and reads as empty.
+#[napi(object, object_to_js = false)]
+pub struct ProjectStatusInput {
+    /// The repository looked at. Left out: the payload's `repo` is `""`.
+    pub repo: Option<ProjectRepo>,
+    /// Its git state.
+    pub git: ProjectGitInput,
+    /// GitHub state; absent outside a repository and when `gh` is missing,
+    /// fails, times out or has nothing to report.
+    pub github: Option<ProjectGithubInput>,
+    /// Its Claude Code sessions.
+    pub sessions: ProjectSessionsInput,
+    /// Its guidance documents. Left out: none.
+    pub docs: Option<ProjectDocs>,
+    /// When the briefing was gathered (ISO-8601 string with milliseconds,
+    /// UTC). Not read.
+    pub timestamp: Option<String>,
 }
 
 impl From<ps::ProjectStatus> for ProjectStatus {

@@ -1,8 +1,10 @@
 //! The `session-selection.ts` drop-in: resume or fresh.
 
 use crate::callback::{call_host, HostCallback};
+use crate::claude_code::DiscoveredSessionInput;
 use crate::error::coded_error;
-use chrono::{DateTime, Utc};
+use crate::project_status::ProjectStatusInput;
+use chrono::Utc;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use session_intel_core::claude_code::{paths, registry::Registry};
@@ -74,83 +76,6 @@ pub struct SessionSelectionOptions {
     /// `ANTHROPIC_BASE_URL`); without a key, offline relevance is used.
     #[napi(ts_type = "(request: RelevancePrompt) => Promise<string>")]
     pub relevance_callback: Option<RelevanceCallback>,
-}
-
-/// The fields of a discovered session that selection reads (a
-/// `DiscoveredSession` fits; the fields mean what they mean there).
-#[napi(object)]
-pub struct SelectionSession {
-    /// Claude Code's session id.
-    pub session_id: String,
-    /// The OpenClaw agent of the session: only the agent's own sessions are
-    /// candidates of `selectSession`.
-    pub agent_id: Option<String>,
-    /// Git branch of the session (0.25 of the score when it is the current one).
-    pub branch: String,
-    /// First real prompt: what the session is about when it has no `lastTask`.
-    pub first_message: String,
-    /// When the session was last modified (a JS `Date`): recency.
-    pub last_modified: DateTime<Utc>,
-    /// Non-blank transcript lines: the conversation's length (large, health,
-    /// tokens per message) when `promptCount` and `responseCount` are absent.
-    pub message_count: f64,
-    /// Transcript size in bytes: health (over 5 MB costs).
-    pub file_size_bytes: f64,
-    /// Cost in USD so far: with `maxBudgetUsd`, the share of the budget used.
-    pub total_cost_usd: Option<f64>,
-    /// The last task run in the session: what the session is about.
-    pub last_task: Option<String>,
-    /// Compactions: 3 or more force a fresh start, 1 or 2 cost capacity.
-    pub compaction_count: f64,
-    /// Share of the budget used, 0–1 (0.7 or more forces a fresh start);
-    /// absent: computed from `totalCostUsd / maxBudgetUsd` when both are known.
-    pub budget_used_pct: Option<f64>,
-    /// Input tokens so far: capacity (tokens per message, against the
-    /// context window / 50).
-    pub total_input_tokens: f64,
-    /// Output tokens so far: capacity (tokens per message).
-    pub total_output_tokens: f64,
-    /// The last real prompt, read by the offline relevance fallback.
-    pub last_user_message: Option<String>,
-    /// The session's title, read by the offline relevance fallback.
-    pub title: Option<String>,
-    /// Files the session touched, read by the offline relevance fallback.
-    pub files_touched: Option<Vec<String>>,
-    /// Prompts a person or host typed (`DiscoveredSession.promptCount`).
-    /// With `responseCount`, the length of the conversation the
-    /// long-session rules read; without both, `messageCount` is read.
-    pub prompt_count: Option<f64>,
-    /// API responses of the main conversation
-    /// (`DiscoveredSession.responseCount`).
-    pub response_count: Option<f64>,
-    /// Tokens the context window of the session's model holds
-    /// (`DiscoveredSession.contextWindow`); 200000 when absent.
-    pub context_window: Option<f64>,
-}
-
-/// The branch part of a briefing.
-#[napi(object)]
-pub struct SelectionGit {
-    /// The repository's current branch (`""` when HEAD is detached).
-    pub current_branch: String,
-}
-
-/// The sessions part of a briefing.
-#[napi(object)]
-pub struct SelectionSessions {
-    /// Sessions running now: any of them makes the answer `queue`.
-    pub active: Vec<SelectionSession>,
-    /// The recent sessions, newest first: the agent's own are the candidates.
-    pub recent: Vec<SelectionSession>,
-}
-
-/// The parts of a `ProjectStatus` selection reads.
-#[napi(object)]
-pub struct SelectionStatus {
-    /// The branch part.
-    pub git: SelectionGit,
-    /// The sessions part.
-    pub sessions: SelectionSessions,
 }
 
 /// How relevant a session is to the task.
@@ -269,8 +194,8 @@ impl From<sel::SessionSelection> for SessionSelection {
     }
 }
 
-impl From<SelectionSession> for sel::Candidate {
-    fn from(s: SelectionSession) -> Self {
+impl From<DiscoveredSessionInput> for sel::Candidate {
+    fn from(s: DiscoveredSessionInput) -> Self {
         sel::Candidate {
             session_id: s.session_id,
             agent_id: s.agent_id,
@@ -348,8 +273,11 @@ fn settings(
 }
 
 /// The reference's `keywordFallback`: keyword Jaccard, doubled, at most 1.
-#[napi(catch_unwind, ts_args_type = "task: string, session: SelectionSession")]
-pub fn keyword_fallback(task: String, session: SelectionSession) -> TaskRelevanceResult {
+#[napi(
+    catch_unwind,
+    ts_args_type = "task: string, session: DiscoveredSessionInput"
+)]
+pub fn keyword_fallback(task: String, session: DiscoveredSessionInput) -> TaskRelevanceResult {
     relevance::keyword_fallback(&task, &session.into()).into()
 }
 
@@ -357,7 +285,7 @@ pub fn keyword_fallback(task: String, session: SelectionSession) -> TaskRelevanc
 /// optional `resumeThreshold` (default 0.6) decides the recommendation.
 #[napi(catch_unwind)]
 pub fn score_session(
-    session: SelectionSession,
+    session: DiscoveredSessionInput,
     task: String,
     current_branch: String,
     relevance: TaskRelevanceResult,
@@ -383,7 +311,7 @@ pub fn score_session(
 pub fn assess_task_relevance<'env>(
     env: &'env Env,
     task: String,
-    sessions: Vec<SelectionSession>,
+    sessions: Vec<DiscoveredSessionInput>,
     config: Option<SessionSelectionOptions>,
 ) -> Result<PromiseRaw<'env, Vec<TaskRelevanceResult>>> {
     let (config, source) = settings(config);
@@ -405,7 +333,7 @@ pub fn select_session<'env>(
     task: String,
     repo_path: String,
     agent_id: String,
-    project_status: SelectionStatus,
+    project_status: ProjectStatusInput,
     label: Option<String>,
     max_budget_usd: Option<f64>,
     config: Option<SessionSelectionOptions>,

@@ -9,8 +9,9 @@ use chrono::{DateTime, Utc};
 pub struct SessionFacts {
     /// Claude Code's session id.
     pub session_id: String,
-    /// `openclaw` or `native-only` (the discovered session's `source`).
-    pub source: String,
+    /// `openclaw` or `native-only` (the discovered session's `source`);
+    /// absent: `openclaw` when `agent_id` is known, else `native-only`.
+    pub source: Option<String>,
     /// The agent whose registry lists the session, if any.
     pub agent_id: Option<String>,
     /// The agent id of the session's origin marker, if any.
@@ -36,6 +37,16 @@ pub struct SessionFacts {
 }
 
 impl SessionFacts {
+    /// Where the session is known from: its `source`, else `openclaw` when
+    /// a registry agent is known and `native-only` otherwise.
+    fn source(&self) -> &str {
+        match (&self.source, &self.agent_id) {
+            (Some(source), _) => source,
+            (None, Some(_)) => "openclaw",
+            (None, None) => "native-only",
+        }
+    }
+
     /// The agent that owns the session: the registry's, else the marker's.
     fn agent(&self) -> Option<String> {
         self.agent_id.clone().or_else(|| self.origin_marker.clone())
@@ -93,10 +104,10 @@ pub struct SessionListPayload {
 pub fn session_list_payload(sessions: &[SessionFacts], include_native: bool) -> SessionListPayload {
     let listed: Vec<ListedSession> = sessions
         .iter()
-        .filter(|s| include_native || s.source != "native-only")
+        .filter(|s| include_native || s.source() != "native-only")
         .map(|s| ListedSession {
             session_id: s.session_id.clone(),
-            source: s.source.clone(),
+            source: s.source().to_owned(),
             agent: s.agent(),
             branch: s.branch.clone(),
             first_message: s.first_message.clone(),
