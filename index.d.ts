@@ -769,7 +769,10 @@ export interface EditOptions {
   dryRun?: boolean
   /** Backups kept per transcript (default 5). */
   backupsToKeep?: number
-  /** How long to wait for OpenClaw's transcript lock (default 2000 ms). */
+  /**
+   * How long to wait for OpenClaw's transcript lock, in milliseconds
+   * (default 10000, as long as OpenClaw's own writers wait for it).
+   */
   lockTimeoutMs?: number
   /**
    * SQLite store, OpenClaw running: how long the session must have gone

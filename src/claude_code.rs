@@ -70,11 +70,8 @@ impl From<DiscoverOptions> for cc::DiscoverOptions {
             claude_config_dir: o.claude_config_dir.map(PathBuf::from),
             registry_root: o.registry_root.map(PathBuf::from),
             running_session_ids: o.running_session_ids.unwrap_or_default(),
-            repo_busy: o.repo_busy.unwrap_or(false),
-            persistent_cache: match o.persistent_cache {
-                Some(false) => cc::PersistentCache::Off,
-                _ => cc::PersistentCache::Default,
-            },
+            repo_busy: o.repo_busy.unwrap_or_default(),
+            persistent_cache: cc::PersistentCache::unless_turned_off(o.persistent_cache),
             stat_every_file: false,
             context_windows: context_windows(o.context_windows.as_ref()),
             claude_desktop_dir: o.claude_desktop_dir.map(PathBuf::from),

@@ -463,7 +463,7 @@ pub fn check_for_handoff(
 ) -> AsyncTask<CoreTask<Option<state::SessionState>, Option<SessionState>>> {
     let dir = handoff_dir(&options);
     let now = options.now.unwrap_or_else(Utc::now);
-    let force = options.force.unwrap_or(false);
+    let force = options.force.unwrap_or_default();
     let expiry = options.expiry_hours.unwrap_or(store::DEFAULT_EXPIRY_HOURS);
     AsyncTask::new(CoreTask::new(
         move || store::check_for_handoff(&dir, now, force, expiry),

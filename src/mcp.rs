@@ -300,7 +300,9 @@ pub fn session_list_tool_payload(
     sessions: Vec<DiscoveredSessionInput>,
     options: Option<SessionListToolOptions>,
 ) -> SessionListToolPayload {
-    let include_native = options.and_then(|o| o.include_native).unwrap_or(true);
+    let include_native = options
+        .and_then(|o| o.include_native)
+        .unwrap_or(mcp::DEFAULT_INCLUDE_NATIVE);
     let list: Vec<mcp::SessionFacts> = sessions.into_iter().map(Into::into).collect();
     mcp::session_list_payload(&list, include_native).into()
 }

@@ -8,7 +8,7 @@ use session_intel_core as core;
 use session_intel_core::claude_code::paths::claude_config_dir;
 use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord as CoreRecord};
 use session_intel_core::claude_code::{PersistentCache, ScanCache};
-use session_intel_core::openclaw::state_dir::resolve_state_dir;
+use session_intel_core::openclaw::state_dir::{resolve_state_dir, DEFAULT_AGENT_ID};
 use session_intel_core::preflight as pf;
 use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
@@ -174,7 +174,8 @@ pub struct PreflightResult {
 /// A guard's mode from its option (absent: `block`).
 fn mode(value: Option<String>) -> core::Result<pf::GuardMode> {
     match value.as_deref() {
-        None | Some("block") => Ok(pf::GuardMode::Block),
+        None => Ok(pf::GuardMode::default()),
+        Some("block") => Ok(pf::GuardMode::Block),
         Some("warn") => Ok(pf::GuardMode::Warn),
         Some("off") => Ok(pf::GuardMode::Off),
         Some(other) => Err(core::Error::new(
@@ -217,7 +218,7 @@ impl From<SpawnRequest> for pf::SpawnRequest {
             cwd: r.cwd,
             resume_session_id: r.resume_session_id,
             label: r.label,
-            agent_id: r.agent_id.unwrap_or_else(|| "main".into()),
+            agent_id: r.agent_id.unwrap_or_else(|| DEFAULT_AGENT_ID.into()),
             requester_workspace: r.requester_workspace,
         }
     }
@@ -261,10 +262,7 @@ impl TryFrom<PreflightOptions> for pf::PreflightOptions {
                 .nonce
                 .filter(|n| !n.is_empty())
                 .unwrap_or_else(pf::new_nonce),
-            persistent_cache: match o.persistent_cache {
-                Some(false) => PersistentCache::Off,
-                _ => PersistentCache::Default,
-            },
+            persistent_cache: PersistentCache::unless_turned_off(o.persistent_cache),
         })
     }
 }

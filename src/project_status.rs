@@ -48,10 +48,11 @@ impl From<ProjectStatusOptions> for ps::ProjectStatusOptions {
         };
         ps::ProjectStatusOptions {
             discover: discover.into(),
-            github_timeout: Duration::from_millis(
-                o.github_timeout_ms
-                    .map_or(5000, session_intel_core::timer_ms),
-            ),
+            github_timeout: o
+                .github_timeout_ms
+                .map_or(ps::ProjectStatusOptions::default().github_timeout, |ms| {
+                    Duration::from_millis(session_intel_core::timer_ms(ms))
+                }),
             status_deadline: None,
         }
     }

@@ -123,6 +123,7 @@ impl ResumeDecisionOptions {
     /// The core's decision request, or `E_INVALID_ARGUMENT` for an epoch
     /// that is not a count.
     fn request(self) -> session_intel_core::Result<pins::DecisionRequest> {
+        let d = pins::DecisionRequest::default();
         Ok(pins::DecisionRequest {
             conversation_id: self.conversation_id,
             agent_id: self.agent_id,
@@ -130,9 +131,11 @@ impl ResumeDecisionOptions {
             runtime_id: self.runtime_id,
             history_epoch: history_epoch(self.history_epoch)?,
             model: self.model,
-            force_fresh: self.force_fresh.unwrap_or(false),
-            supports_resume: self.supports_resume.unwrap_or(true),
-            has_prior_assistant_turn: self.has_prior_assistant_turn.unwrap_or(true),
+            force_fresh: self.force_fresh.unwrap_or(d.force_fresh),
+            supports_resume: self.supports_resume.unwrap_or(d.supports_resume),
+            has_prior_assistant_turn: self
+                .has_prior_assistant_turn
+                .unwrap_or(d.has_prior_assistant_turn),
         })
     }
 }

@@ -36,7 +36,7 @@ pub const DEFAULT_SESSION_SELECTION_CONFIG: SessionSelectionConfig = SessionSele
     relevance_max_tokens: sel::DEFAULT_RELEVANCE_MAX_TOKENS,
     relevance_timeout_ms: sel::DEFAULT_RELEVANCE_TIMEOUT_MS as u32,
     resume_threshold: sel::DEFAULT_RESUME_THRESHOLD,
-    enabled: true,
+    enabled: sel::DEFAULT_RELEVANCE_ENABLED,
 };
 
 /// What the host's relevance callback is asked.

@@ -6,10 +6,13 @@ use chrono::{DateTime, Utc};
 use indexmap::IndexMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use session_intel_core::fs_safe::LockOptions;
 use session_intel_core::openclaw::backups::DEFAULT_BACKUPS;
+use session_intel_core::openclaw::state_dir::DEFAULT_AGENT_ID;
 use session_intel_core::openclaw::store::AgentStore;
 use session_intel_core::openclaw::{edit, state_dir, strip, transcripts as tr};
 use std::path::Path;
+use std::time::Duration;
 
 /// Which agent, under which state dir.
 #[napi(object)]
@@ -173,7 +176,7 @@ fn target(agent_id: Option<String>, state_dir: Option<String>) -> TranscriptOpti
 
 fn open(o: &TranscriptOptions) -> session_intel_core::Result<AgentStore> {
     let state = state_dir::resolve_state_dir(o.state_dir.as_deref().map(Path::new));
-    AgentStore::open(&state, o.agent_id.as_deref().unwrap_or("main"))
+    AgentStore::open(&state, o.agent_id.as_deref().unwrap_or(DEFAULT_AGENT_ID))
 }
 
 /// The agent's transcripts, newest first, with what `sessions.json` says
@@ -301,7 +304,8 @@ pub struct EditOptions {
     pub dry_run: Option<bool>,
     /// Backups kept per transcript (default 5).
     pub backups_to_keep: Option<f64>,
-    /// How long to wait for OpenClaw's transcript lock (default 2000 ms).
+    /// How long to wait for OpenClaw's transcript lock, in milliseconds
+    /// (default 10000, as long as OpenClaw's own writers wait for it).
     pub lock_timeout_ms: Option<f64>,
     /// SQLite store, OpenClaw running: how long the session must have gone
     /// unwritten to count as idle (default 10000 ms). A chat command that
@@ -313,7 +317,7 @@ pub struct EditOptions {
 /// How an edit or restore writes: its lock wait, backups kept and (SQLite
 /// store) quiet time, each count checked to be a whole number.
 struct WriteSettings {
-    lock: session_intel_core::fs_safe::LockOptions,
+    lock: LockOptions,
     backups: usize,
     quiet_ms: i64,
 }
@@ -321,11 +325,12 @@ struct WriteSettings {
 impl WriteSettings {
     fn of(o: &EditOptions) -> session_intel_core::Result<WriteSettings> {
         use session_intel_core::optional_whole_number;
-        let lock_ms = optional_whole_number("lockTimeoutMs", o.lock_timeout_ms)?.unwrap_or(2000);
+        let lock = LockOptions::default();
+        let lock_ms = optional_whole_number("lockTimeoutMs", o.lock_timeout_ms)?;
         Ok(WriteSettings {
-            lock: session_intel_core::fs_safe::LockOptions {
-                timeout: std::time::Duration::from_millis(u64::from(lock_ms)),
-                ..Default::default()
+            lock: LockOptions {
+                timeout: lock_ms.map_or(lock.timeout, |ms| Duration::from_millis(ms.into())),
+                ..lock
             },
             backups: optional_whole_number("backupsToKeep", o.backups_to_keep)?
                 .map_or(DEFAULT_BACKUPS, |n| n as usize),
@@ -500,7 +505,7 @@ pub fn execute_edit(
     options: Option<EditOptions>,
 ) -> AsyncTask<CoreTask<edit::EditOutcome, EditResult>> {
     let o = options.unwrap_or_default();
-    let dry_run = o.dry_run.unwrap_or(false);
+    let dry_run = o.dry_run.unwrap_or_default();
     let target = target(o.agent_id.clone(), o.state_dir.clone());
     let writes = WriteSettings::of(&o);
     let removal = o.tool_removal.unwrap_or_default();
@@ -650,7 +655,7 @@ pub fn execute_clone(
     let removal = o.tool_removal;
     let session = o.session_id;
     let output = o.output_path.map(std::path::PathBuf::from);
-    let no_register = o.no_register.unwrap_or(false);
+    let no_register = o.no_register.unwrap_or_default();
     AsyncTask::new(CoreTask::new(
         move || {
             let strip = match removal {

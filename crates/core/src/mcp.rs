@@ -99,6 +99,10 @@ pub struct SessionListPayload {
     pub active_count: u32,
 }
 
+/// Whether `openclaw_session_list` lists the sessions OpenClaw did not
+/// spawn when the caller does not say.
+pub const DEFAULT_INCLUDE_NATIVE: bool = true;
+
 /// `openclaw_session_list`: every session, or only OpenClaw's when
 /// `include_native` is false.
 pub fn session_list_payload(sessions: &[SessionFacts], include_native: bool) -> SessionListPayload {

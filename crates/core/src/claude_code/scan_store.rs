@@ -57,6 +57,15 @@ pub enum PersistentCache {
 }
 
 impl PersistentCache {
+    /// The cache a caller's on/off option asks for: kept in the default
+    /// folder unless the option is `false`.
+    pub fn unless_turned_off(option: Option<bool>) -> PersistentCache {
+        match option {
+            Some(false) => PersistentCache::Off,
+            _ => PersistentCache::Default,
+        }
+    }
+
     /// The folder of the cache files, or `None` when the cache is off.
     pub fn dir(&self) -> Option<PathBuf> {
         match self {

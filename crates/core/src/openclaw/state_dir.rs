@@ -51,6 +51,10 @@ pub fn resolve_state_dir(option: Option<&Path>) -> PathBuf {
     current
 }
 
+/// The agent OpenClaw runs when none is named, and the one an empty or
+/// unusable agent id normalises to.
+pub const DEFAULT_AGENT_ID: &str = "main";
+
 /// OpenClaw's `normalizeAgentId`: a plain id is lower-cased; anything else
 /// is slugified to `[a-z0-9_-]` (at most 64 characters); empty is `main`.
 pub fn normalize_agent_id(raw: &str) -> String {
@@ -79,7 +83,7 @@ pub fn normalize_agent_id(raw: &str) -> String {
     }
     let slug: String = slug.trim_matches('-').chars().take(64).collect();
     if slug.is_empty() {
-        "main".into()
+        DEFAULT_AGENT_ID.into()
     } else {
         slug
     }

@@ -69,6 +69,25 @@ pub struct DecisionRequest {
     pub has_prior_assistant_turn: bool,
 }
 
+impl Default for DecisionRequest {
+    /// No identities yet, and the optional facts as a caller that does not
+    /// say means them: not forced fresh, the CLI can resume, and there is
+    /// an assistant turn to continue.
+    fn default() -> Self {
+        DecisionRequest {
+            conversation_id: String::new(),
+            agent_id: String::new(),
+            work_dir: String::new(),
+            runtime_id: String::new(),
+            history_epoch: 0,
+            model: None,
+            force_fresh: false,
+            supports_resume: true,
+            has_prior_assistant_turn: true,
+        }
+    }
+}
+
 /// Resume or not, as one decision: `--resume <id>` and skipping the
 /// transcript always go together, so a caller cannot send neither.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -141,6 +141,8 @@ pub const DEFAULT_RELEVANCE_MAX_TOKENS: f64 = 500.0;
 pub const DEFAULT_RELEVANCE_TIMEOUT_MS: u64 = 3000;
 /// Default `resumeThreshold`.
 pub const DEFAULT_RESUME_THRESHOLD: f64 = 0.6;
+/// Default `enabled`: a model is asked unless a caller turns it off.
+pub const DEFAULT_RELEVANCE_ENABLED: bool = true;
 
 impl Default for SelectionConfig {
     fn default() -> Self {
@@ -149,7 +151,7 @@ impl Default for SelectionConfig {
             relevance_max_tokens: DEFAULT_RELEVANCE_MAX_TOKENS,
             relevance_timeout_ms: DEFAULT_RELEVANCE_TIMEOUT_MS,
             resume_threshold: DEFAULT_RESUME_THRESHOLD,
-            enabled: true,
+            enabled: DEFAULT_RELEVANCE_ENABLED,
         }
     }
 }
