@@ -2,7 +2,8 @@
 // npm run lint: every check CI runs before the tests, in order, stopping at
 // the first failure: Rust formatting, clippy with warnings denied, the GitHub
 // workflow files (actionlint), references to what is not in the repository,
-// and the doc comments of the public API (index.d.ts).
+// the doc comments of the public API (index.d.ts), and what the binding says
+// about the core (its defaults and mirrored field docs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,3 +36,4 @@ run('cargo clippy', 'cargo', ['clippy', '--workspace', '--all-targets', '--targe
 run('actionlint (the workflow files)', actionlint(), []);
 run('references to what is not in the repository', process.execPath, [path.join(root, 'scripts', 'check-references.mjs')]);
 run('doc comments of the public API (index.d.ts)', process.execPath, [path.join(root, 'scripts', 'check-api-docs.mjs')]);
+run('the binding against the core (defaults, mirrored docs)', process.execPath, [path.join(root, 'scripts', 'check-binding.mjs')]);

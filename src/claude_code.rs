@@ -20,10 +20,12 @@ use std::sync::Arc;
 #[napi(object)]
 #[derive(Default)]
 pub struct DiscoverOptions {
-    /// Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+    /// Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else
+    /// `~/.claude`.
     pub claude_config_dir: Option<String>,
     /// OpenClaw's state root holding the registries. Default: OpenClaw's own
-    /// resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
+    /// resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy
+    /// `~/.clawdbot`).
     pub registry_root: Option<String>,
     /// Session ids the host knows to be running now (in addition to those a
     /// Claude Code process runs by its liveness record). Default none.
@@ -32,18 +34,18 @@ pub struct DiscoverOptions {
     /// session of it is marked running (the reference's behaviour). Default
     /// false.
     pub repo_busy: Option<bool>,
-    /// Keep what was read of each transcript in a cache file, so that a
-    /// fresh process reads only what changed (default true; also off with
-    /// `OPENCLAW_SESSION_INTEL_CACHE=off`; the folder is
-    /// `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
+    /// Keep what was read of each transcript in a cache file, so that a fresh
+    /// process reads only what changed: in `$OPENCLAW_SESSION_INTEL_CACHE_DIR`,
+    /// else the user's cache folder, unless `OPENCLAW_SESSION_INTEL_CACHE=off`.
+    /// The addon keeps it unless this is `false`.
     pub persistent_cache: Option<bool>,
-    /// Context windows (tokens) by model id, for models the built-in table
-    /// does not know or knows otherwise (a gateway's own ids, say); see
+    /// Context windows (tokens) by model id, for models the built-in table does
+    /// not know or knows otherwise (a gateway's own ids, say); see
     /// `contextWindow` of a session.
     pub context_windows: Option<std::collections::HashMap<String, f64>>,
     /// Claude Desktop's folder of session metadata
-    /// (`<dir>/<account>/<workspace>/local_*.json`), whose titles and
-    /// archived flags discovery reports. Default: `~/Library/Application
+    /// (`<dir>/<account>/<workspace>/local_*.json`), whose titles and archived
+    /// flags discovery reports. Default: `~/Library/Application
     /// Support/Claude/claude-code-sessions` on macOS,
     /// `%APPDATA%\Claude\claude-code-sessions` on Windows, none elsewhere.
     pub claude_desktop_dir: Option<String>,
@@ -94,26 +96,26 @@ pub struct DiscoveredSession {
     #[napi(ts_type = "\"openclaw\" | \"native-only\"")]
     pub source: String,
     /// The repository path given to `discoverSessions`, made absolute and
-    /// normalised as Node's `path.resolve` does.
+    /// normalised as Node's `path.resolve` does (no symlinks resolved).
     pub repo_path: String,
     /// Git branch the session is on (its last main-chain line), or "unknown".
     /// The reference reads the first line's branch instead.
     pub branch: String,
     /// First real prompt, at most 200 UTF-16 units, or "(no message)".
     pub first_message: String,
-    /// The transcript's modification time (a JS `Date`); for a registry
-    /// session, the later of that and the registry's `lastResumedAt`; the
-    /// epoch when neither is known.
+    /// The transcript's modification time; for a registry session, the later of
+    /// that and the registry's `lastResumedAt`; the epoch when neither is
+    /// known.
     #[serde(serialize_with = "millis")]
     pub last_modified: DateTime<Utc>,
-    /// Non-blank lines of the transcript (the reference's measure); 0 when
-    /// the transcript was not found.
+    /// Non-blank lines of the main transcript (the reference's measure); 0 when
+    /// it was not found.
     pub message_count: i64,
     /// Size of the main transcript in bytes; 0 when it was not found.
     pub file_size_bytes: i64,
     /// A Claude Code process runs the session now (its liveness record in
-    /// `<config>/sessions/`, with the process alive and started when the
-    /// record says), or the host said so (`runningSessionIds`, `repoBusy`).
+    /// `<config>/sessions/`, with the process alive and started when the record
+    /// says), or the host said so (`runningSessionIds`, `repoBusy`).
     pub is_running: bool,
     /// Input tokens the API billed under the session's id: the CLI's own
     /// accounting (its last `cost-state`: compaction calls and subagents
@@ -137,19 +139,18 @@ pub struct DiscoveredSession {
     /// What the context holds now, in tokens: prompt size (input plus cache
     /// reads and writes) of the last main-chain response; 0 before the first.
     pub context_tokens: i64,
-    /// Models the session's responses came from, its subagents' included,
-    /// in order of first use (`<synthetic>` never).
+    /// Models the session's responses came from, its subagents' included, in
+    /// order of first use (`<synthetic>` never).
     pub models: Vec<String>,
     /// Subagent transcripts folded into this session.
     pub subagent_count: u32,
-    /// Prompts a person or host typed on the main conversation: not the
-    /// prompts the CLI generated (task notifications, compaction summaries,
-    /// meta lines, local commands and their output); a fork's copied
-    /// history included.
+    /// Prompts a person or host typed on the main conversation: not the prompts
+    /// the CLI generated (task notifications, compaction summaries, meta lines,
+    /// local commands and their output); a fork's copied history included.
     pub prompt_count: i64,
-    /// API responses of the main conversation, each counted once however
-    /// many transcript lines it spans; a fork's copied history included,
-    /// compaction calls and subagents' responses not.
+    /// API responses of the main conversation, each counted once however many
+    /// transcript lines it spans; a fork's copied history included, compaction
+    /// calls and subagents' responses not.
     pub response_count: i64,
     /// Files the session's tool calls named, most recent last (at most 64).
     pub files_touched: Vec<String>,
@@ -159,17 +160,17 @@ pub struct DiscoveredSession {
     /// `native-only` sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
-    /// US dollars. A session OpenClaw spawned: what its registry recorded.
-    /// Any other: the CLI's own figure from its last `cost-state` (for a
-    /// fork, beyond what it inherited); absent where the transcript has
-    /// none, or where the CLI had no price for a model it used.
+    /// US dollars. A session OpenClaw spawned: what its registry recorded. Any
+    /// other: the CLI's own figure from its last `cost-state` (for a fork,
+    /// beyond what it inherited); absent where the transcript has none, or
+    /// where the CLI had no price for a model it used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost_usd: Option<f64>,
     /// Turns the registry recorded; absent for `native-only` sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_turns: Option<f64>,
-    /// The last task of the registry's task history; absent for
-    /// `native-only` sessions and for a registry entry without tasks.
+    /// The last task of the registry's task history; absent for `native-only`
+    /// sessions and for a registry entry without tasks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_task: Option<String>,
     /// The registry label of a labelled session; absent otherwise.
@@ -179,52 +180,53 @@ pub struct DiscoveredSession {
     /// absent when the transcript has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slug: Option<String>,
-    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the
-    /// first real prompt (an OpenClaw spawn); absent when it has none.
+    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the first
+    /// real prompt (an OpenClaw spawn); absent when it has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin_marker: Option<String>,
-    /// Never set by discovery (as in the reference); `selectSession` reads
-    /// it as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
+    /// Never set by discovery (as in the reference); `selectSession` reads it
+    /// as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_used_pct: Option<f64>,
-    /// Directory the session was started in, as recorded in the transcript;
-    /// absent when no line records one.
+    /// Directory the session was started in: the first `cwd` the transcript
+    /// records; absent when no line records one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
-    /// Time of the transcript's earliest timestamped line (a JS `Date`);
-    /// absent when no line has a timestamp.
+    /// Time of the transcript's earliest timestamped line; absent when no line
+    /// has a timestamp.
     #[serde(serialize_with = "optional_millis")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_activity: Option<DateTime<Utc>>,
-    /// Time of the transcript's latest timestamped line (a JS `Date`);
-    /// absent when no line has a timestamp.
+    /// Time of the transcript's latest timestamped line; absent when no line
+    /// has a timestamp.
     #[serde(serialize_with = "optional_millis")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_activity: Option<DateTime<Utc>>,
-    /// The last real prompt, at most 200 UTF-16 units; absent when there is none.
+    /// The last real prompt, at most 200 UTF-16 units; absent when there is
+    /// none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_user_message: Option<String>,
     /// Path of the main transcript, when it was found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
-    /// Tokens the context window of the session's model holds (the model
-    /// of its last main-chain response): 1000000 for today's models such
-    /// as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
-    /// the `contextWindows` option says. Absent before the first response.
+    /// Tokens the context window of the session's model holds (the model of its
+    /// last main-chain response): 1000000 for today's models such as
+    /// `claude-opus-5-5`, 200000 for older ones and unknown ids, or as the
+    /// `contextWindows` option says. Absent before the first response.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_window: Option<f64>,
-    /// How the session was started, as its transcript records it: `cli`
-    /// (a terminal), `sdk-cli` (`claude -p`), `sdk-ts` (the SDK, ACP
-    /// adapters), or an editor's kind. Absent where no line names it
-    /// (Claude Code before 2.1).
+    /// How the session was started, as its transcript records it: `cli` (a
+    /// terminal), `sdk-cli` (`claude -p`), `sdk-ts` (the SDK, ACP adapters), or
+    /// an editor's kind. Absent where no line names it (Claude Code before
+    /// 2.1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entrypoint: Option<String>,
     /// The Claude Code version that last wrote to the transcript (e.g.
     /// `2.1.328`). Absent where no line names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
-    /// `true` when the session is archived in Claude Desktop (such sessions
-    /// are listed after all others); absent otherwise.
+    /// Archived in Claude Desktop (such sessions are listed after all others);
+    /// in JavaScript `true`, or absent when not archived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archived: Option<bool>,
 }
@@ -241,40 +243,41 @@ pub struct DiscoveredSessionInput {
     /// Claude Code's session id (the transcript's file name without `.jsonl`).
     pub session_id: String,
     /// `openclaw` when an OpenClaw registry lists the session, `native-only`
-    /// when only Claude Code's own folders hold it. Left out: `openclaw`
-    /// when `agentId` is given, else `native-only`.
+    /// when only Claude Code's own folders hold it. Left out: `openclaw` when
+    /// `agentId` is given, else `native-only`.
     #[napi(ts_type = "\"openclaw\" | \"native-only\"")]
     pub source: Option<String>,
     /// The repository path given to `discoverSessions`, made absolute and
-    /// normalised as Node's `path.resolve` does. Not read.
+    /// normalised as Node's `path.resolve` does (no symlinks resolved). Not
+    /// read.
     pub repo_path: Option<String>,
     /// Git branch the session is on (its last main-chain line), or "unknown".
     /// The reference reads the first line's branch instead.
     pub branch: String,
     /// First real prompt, at most 200 UTF-16 units, or "(no message)".
     pub first_message: String,
-    /// The transcript's modification time (a JS `Date`); for a registry
-    /// session, the later of that and the registry's `lastResumedAt`; the
-    /// epoch when neither is known.
+    /// The transcript's modification time; for a registry session, the later of
+    /// that and the registry's `lastResumedAt`; the epoch when neither is
+    /// known.
     pub last_modified: DateTime<Utc>,
-    /// Non-blank lines of the transcript (the reference's measure); 0 when
-    /// the transcript was not found.
+    /// Non-blank lines of the main transcript (the reference's measure); 0 when
+    /// it was not found.
     pub message_count: f64,
     /// Size of the main transcript in bytes; 0 when it was not found.
     pub file_size_bytes: f64,
     /// A Claude Code process runs the session now (its liveness record in
-    /// `<config>/sessions/`, with the process alive and started when the
-    /// record says), or the host said so (`runningSessionIds`, `repoBusy`).
-    /// Left out: `false`.
+    /// `<config>/sessions/`, with the process alive and started when the record
+    /// says), or the host said so (`runningSessionIds`, `repoBusy`). Left out:
+    /// `false`.
     pub is_running: Option<bool>,
     /// Input tokens the API billed under the session's id: the CLI's own
     /// accounting (its last `cost-state`: compaction calls and subagents
-    /// included; for a fork, beyond what it inherited) where the transcript
-    /// has it, else its responses deduplicated (subagents included, a
-    /// fork's copied responses not).
+    /// included; for a fork, beyond what it inherited) where the transcript has
+    /// it, else its responses deduplicated (subagents included, a fork's copied
+    /// responses not).
     pub total_input_tokens: f64,
-    /// Output tokens, counted as `totalInputTokens` (largest count per
-    /// response where read from the responses).
+    /// Output tokens, counted as `totalInputTokens` (largest count per response
+    /// where read from the responses).
     pub total_output_tokens: f64,
     /// `compact_boundary` records of the main chain (automatic and manual
     /// compactions).
@@ -282,55 +285,53 @@ pub struct DiscoveredSessionInput {
     /// The OpenClaw agent whose registry lists the session; absent for
     /// `native-only` sessions.
     pub agent_id: Option<String>,
-    /// US dollars. A session OpenClaw spawned: what its registry recorded.
-    /// Any other: the CLI's own figure from its last `cost-state` (for a
-    /// fork, beyond what it inherited); absent where the transcript has
-    /// none, or where the CLI had no price for a model it used.
+    /// US dollars. A session OpenClaw spawned: what its registry recorded. Any
+    /// other: the CLI's own figure from its last `cost-state` (for a fork,
+    /// beyond what it inherited); absent where the transcript has none, or
+    /// where the CLI had no price for a model it used.
     pub total_cost_usd: Option<f64>,
     /// Turns the registry recorded; absent for `native-only` sessions.
     pub total_turns: Option<f64>,
-    /// The last task of the registry's task history; absent for
-    /// `native-only` sessions and for a registry entry without tasks.
+    /// The last task of the registry's task history; absent for `native-only`
+    /// sessions and for a registry entry without tasks.
     pub last_task: Option<String>,
     /// The registry label of a labelled session; absent otherwise.
     pub label: Option<String>,
     /// Claude Code's nickname of the session (the transcript's last `slug`);
     /// absent when the transcript has none.
     pub slug: Option<String>,
-    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the
-    /// first real prompt (an OpenClaw spawn); absent when it has none.
+    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the first
+    /// real prompt (an OpenClaw spawn); absent when it has none.
     pub origin_marker: Option<String>,
-    /// Never set by discovery (as in the reference); `selectSession` reads
-    /// it as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
+    /// Never set by discovery (as in the reference); `selectSession` reads it
+    /// as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
     pub budget_used_pct: Option<f64>,
     /// Custom title, else generated title, else summary title, else first
     /// prompt, else the first 8 characters of the session id. Left out:
     /// selection's offline relevance reads the other texts.
     pub title: Option<String>,
     /// The last real prompt, at most 200 UTF-16 units; absent when there is
-    /// none. Left out: the project status payload's `lastTask` falls back
-    /// to `firstMessage`.
+    /// none. Left out: the project status payload's `lastTask` falls back to
+    /// `firstMessage`.
     pub last_user_message: Option<String>,
     /// Files the session's tool calls named, most recent last (at most 64).
     /// Left out: none.
     pub files_touched: Option<Vec<String>>,
-    /// Prompts a person or host typed on the main conversation: not the
-    /// prompts the CLI generated (task notifications, compaction summaries,
-    /// meta lines, local commands and their output); a fork's copied
-    /// history included. Left out (or `responseCount` left out): selection
-    /// reads the conversation's length from `messageCount`, as the
-    /// reference did.
+    /// Prompts a person or host typed on the main conversation: not the prompts
+    /// the CLI generated (task notifications, compaction summaries, meta lines,
+    /// local commands and their output); a fork's copied history included. Left
+    /// out (or `responseCount` left out): selection reads the conversation's
+    /// length from `messageCount`, as the reference did.
     pub prompt_count: Option<f64>,
-    /// API responses of the main conversation, each counted once however
-    /// many transcript lines it spans; a fork's copied history included,
-    /// compaction calls and subagents' responses not. Left out: see
-    /// `promptCount`.
+    /// API responses of the main conversation, each counted once however many
+    /// transcript lines it spans; a fork's copied history included, compaction
+    /// calls and subagents' responses not. Left out: see `promptCount`.
     pub response_count: Option<f64>,
-    /// Tokens the context window of the session's model holds (the model
-    /// of its last main-chain response): 1000000 for today's models such
-    /// as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
-    /// the `contextWindows` option says. Absent before the first response.
-    /// Left out: 200000.
+    /// Tokens the context window of the session's model holds (the model of its
+    /// last main-chain response): 1000000 for today's models such as
+    /// `claude-opus-5-5`, 200000 for older ones and unknown ids, or as the
+    /// `contextWindows` option says. Absent before the first response. Left
+    /// out: 200000.
     pub context_window: Option<f64>,
 }
 
@@ -395,20 +396,21 @@ pub struct JsonlHeader {
     /// The last non-empty main-chain `gitBranch`; absent when no line has one
     /// (the reference reads the first one instead).
     pub git_branch: Option<String>,
-    /// The first real prompt, at most 200 UTF-16 units; absent when there is none.
+    /// The first real prompt, at most 200 UTF-16 units; absent when there is
+    /// none.
     pub first_user_message: Option<String>,
     /// The last session nickname (`slug`); absent when there is none.
     pub slug: Option<String>,
-    /// The last Claude Code version that wrote to the file; absent when no
-    /// line names one.
+    /// The last Claude Code version that wrote to the file; absent when no line
+    /// names one.
     pub version: Option<String>,
     /// Non-blank lines, parsable or not.
     pub line_count: i64,
-    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the
-    /// first real prompt; absent when it has none.
+    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the first
+    /// real prompt; absent when it has none.
     pub origin_marker: Option<String>,
-    /// Input tokens, each API response counted once (cache reads and writes
-    /// not included).
+    /// Input tokens, each API response counted once (cache reads and writes not
+    /// included).
     pub total_input_tokens: i64,
     /// Output tokens, each API response counted once with its largest count.
     pub total_output_tokens: i64,
@@ -435,7 +437,8 @@ impl From<cc::JsonlHeader> for JsonlHeader {
 /// One task OpenClaw ran in a session (a `taskHistory` item of the registry).
 #[napi(object)]
 pub struct ClaudeCodeTaskHistoryEntry {
-    /// When the task was recorded (ISO-8601 string); `""` when the file has none.
+    /// When the task was recorded (ISO-8601 string); `""` when the file has
+    /// none.
     pub at: String,
     /// The task text as `saveSession` was given it.
     pub task: String,
@@ -477,20 +480,21 @@ impl From<reg::TriggeredBy> for ClaudeCodeTriggeredBy {
 pub struct ClaudeCodeSessionEntry {
     /// The Claude Code session OpenClaw resumes under this key.
     pub session_id: String,
-    /// When the entry was first saved (ISO-8601 string).
+    /// When the entry was first saved (ISO-8601 string; `""` when missing).
     pub created_at: String,
-    /// When the session was last saved or resumed (ISO-8601 string).
+    /// When the session was last saved or resumed (ISO-8601 string; `""` when
+    /// missing).
     pub last_resumed_at: String,
-    /// Cost in USD summed over the runs recorded.
+    /// Cost in USD summed over the runs recorded (0 when missing).
     pub total_cost_usd: f64,
-    /// Turns summed over the runs recorded.
+    /// Turns summed over the runs recorded (0 when missing).
     pub total_turns: f64,
     /// Who started the session; absent in entries written without it.
     pub triggered_by: Option<ClaudeCodeTriggeredBy>,
     /// The tasks run in the session, oldest first.
     pub task_history: Vec<ClaudeCodeTaskHistoryEntry>,
-    /// The label of a labelled session (its key is `repoPath::label`);
-    /// absent otherwise.
+    /// The label of a labelled session (its key is `repoPath::label`); absent
+    /// otherwise.
     pub label: Option<String>,
 }
 
@@ -500,13 +504,14 @@ pub struct ClaudeCodeSessionEntry {
 pub struct ClaudeCodeSessionRow {
     /// The Claude Code session OpenClaw resumes under this key.
     pub session_id: String,
-    /// When the entry was first saved (ISO-8601 string).
+    /// When the entry was first saved (ISO-8601 string; `""` when missing).
     pub created_at: String,
-    /// When the session was last saved or resumed (ISO-8601 string).
+    /// When the session was last saved or resumed (ISO-8601 string; `""` when
+    /// missing).
     pub last_resumed_at: String,
-    /// Cost in USD summed over the runs recorded.
+    /// Cost in USD summed over the runs recorded (0 when missing).
     pub total_cost_usd: f64,
-    /// Turns summed over the runs recorded.
+    /// Turns summed over the runs recorded (0 when missing).
     pub total_turns: f64,
     /// Who started the session; absent in entries written without it.
     pub triggered_by: Option<ClaudeCodeTriggeredBy>,
@@ -562,8 +567,8 @@ pub struct SaveSessionMeta {
     pub channel: Option<String>,
     /// The task run: appended to `taskHistory` unless absent or empty.
     pub task: Option<String>,
-    /// What the run cost in USD: added to `totalCostUsd` and recorded with
-    /// the task. Absent or not finite: 0.
+    /// What the run cost in USD: added to `totalCostUsd` and recorded with the
+    /// task. Absent or not finite: 0.
     pub cost_usd: Option<f64>,
     /// Saves under `repoPath::label` instead of `repoPath`.
     pub label: Option<String>,
@@ -595,9 +600,11 @@ pub struct SessionStats {
 /// NaN messages keep all of them, -n drops the first n).
 #[napi(object)]
 pub struct PeekOptions {
-    /// How many messages to keep, newest last (default 6).
+    /// How many messages to keep, newest last (default 6; 0 or NaN: all; -n:
+    /// all but the first n).
     pub max_messages: Option<f64>,
-    /// Character budget in UTF-16 units (default 4000).
+    /// Character budget in UTF-16 units (default 4000; 0 or below: nothing;
+    /// NaN: no cut).
     pub max_chars: Option<f64>,
 }
 

@@ -51,8 +51,8 @@ pub struct HandoffSummary {
     pub blockers: Vec<String>,
     /// What was decided (derived: decision patterns).
     pub decisions: Vec<String>,
-    /// What to do next (derived: the assistant's last announced action, or
-    /// the unanswered request); `""` when nothing says.
+    /// What to do next (derived: the assistant's last announced action, or the
+    /// unanswered request); `""` when nothing says.
     pub next_step: String,
 }
 
@@ -85,7 +85,8 @@ impl From<HandoffSummary> for summary::HandoffSummary {
 pub struct PatternNote {
     /// Stable for one message and type: capturing twice gives the same id.
     pub id: String,
-    /// What kind of pattern the message shows.
+    /// What kind of pattern the message shows: `blocker`, `decision`,
+    /// `insight`, `accomplishment`, `scope_creep` or `task_created`.
     #[napi(
         js_name = "type",
         ts_type = "'blocker' | 'decision' | 'insight' | 'accomplishment' | 'scope_creep' | 'task_created'"
@@ -99,8 +100,8 @@ pub struct PatternNote {
     pub confidence: f64,
     /// Line of the transcript the message is on.
     pub source_message_index: u32,
-    /// Blockers: whether a later message of the window reports a fix;
-    /// absent (or null) for other types.
+    /// Blockers: whether a later message of the window reports an
+    /// accomplishment; absent (or null) for other types.
     pub resolved: Option<bool>,
 }
 
@@ -129,8 +130,8 @@ pub struct SessionState {
     pub session_key: String,
     /// The session this state was captured from.
     pub previous_session_id: Option<String>,
-    /// When this session was first captured (ISO-8601 string); kept by
-    /// later captures of the same session.
+    /// When this session was first captured (ISO-8601 string); kept by later
+    /// captures of the same session.
     pub created_at: String,
     /// When it was last captured (ISO-8601 string).
     pub updated_at: String,
@@ -139,7 +140,7 @@ pub struct SessionState {
     pub expires_at: String,
     /// The project the work belongs to (default `general`).
     pub project: String,
-    /// The agent's working mode when captured.
+    /// The agent's working mode when captured: `work`, `chat` or `deep`.
     #[napi(ts_type = "'work' | 'chat' | 'deep'")]
     pub mode: String,
     /// Patterns of the captured messages, oldest first.
@@ -158,7 +159,7 @@ pub struct SessionState {
     pub trigger: String,
     /// The transcript read: its JSONL file, or the agent database.
     pub transcript_file: String,
-    /// The store it was read from.
+    /// The store it was read from: `jsonl` or `sqlite`.
     #[napi(ts_type = "'jsonl' | 'sqlite'")]
     pub transcript_store: String,
     /// Bytes of the transcript `transcriptHash` covers.
@@ -167,8 +168,8 @@ pub struct SessionState {
     /// `derived` when it was derived from the messages.
     #[napi(ts_type = "'model' | 'derived'")]
     pub summary_source: String,
-    /// Why the callback's summary was not used (slow, failed, malformed);
-    /// null when it was used or there was no callback.
+    /// Why the callback's summary was not used (slow, failed, malformed); null
+    /// when it was used or there was no callback.
     pub summary_error: Option<String>,
 }
 
@@ -215,7 +216,7 @@ pub struct HandoffContextSource {
 pub struct HandoffMessage {
     /// Line of the transcript (0-based; the header is line 0).
     pub index: u32,
-    /// Who wrote it.
+    /// Who wrote it: `user` or `assistant`.
     #[napi(ts_type = "'user' | 'assistant'")]
     pub role: String,
     /// The message's text blocks, joined by blank lines.
@@ -352,9 +353,9 @@ pub struct HandoffStatus {
     /// Whether the transcript still starts with what was captured (null:
     /// unreadable).
     pub transcript_intact: Option<bool>,
-    /// Snapshots kept in the handoff directory.
+    /// Snapshots kept in the handoff directory (`snapshots/`).
     pub snapshot_count: u32,
-    /// Daily pattern files kept in the handoff directory.
+    /// Daily pattern files kept in the handoff directory (`patterns/`).
     pub pattern_file_count: u32,
 }
 

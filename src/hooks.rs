@@ -30,8 +30,8 @@ pub struct ContextPressure {
     /// The context window `percent` is of, in tokens: `contextWindow` when
     /// given, else that of the session's model.
     pub context_window: f64,
-    /// `WARNING` from `threshold` percent, `CRITICAL` from halfway between
-    /// the threshold and 100, else `OK`.
+    /// `WARNING` from `threshold` percent, `CRITICAL` from halfway between the
+    /// threshold and 100, else `OK`.
     #[napi(ts_type = "\"OK\" | \"WARNING\" | \"CRITICAL\"")]
     pub level: String,
     /// The one-line form a wake message shows, e.g. `"context: 72% [WARNING]"`.
@@ -106,8 +106,8 @@ pub struct HookSettings {
     #[napi(js_name = "autocompact_pct")]
     pub autocompact_pct: Option<u32>,
     /// `async` (default): the hook wakes the agent and returns at once;
-    /// `bidirectional`: it waits for the agent's answer and hands it back
-    /// to Claude Code.
+    /// `bidirectional`: it waits for the agent's answer and hands it back to
+    /// Claude Code.
     #[napi(js_name = "hook_mode", ts_type = "\"async\" | \"bidirectional\"")]
     pub hook_mode: String,
 }

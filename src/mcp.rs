@@ -81,7 +81,8 @@ pub struct ProjectStatusToolPayload {
     pub branch: String,
     /// `"abc1234 — subject"`, or `""` without a commit.
     pub head_commit: String,
-    /// `git status --short` lines with a working-tree change (untracked included).
+    /// `git status --short` lines with a working-tree change (untracked
+    /// included).
     pub uncommitted_changes: Vec<String>,
     /// `git status --short` lines with a staged change.
     pub staged_changes: Vec<String>,
@@ -95,7 +96,7 @@ pub struct ProjectStatusToolPayload {
     pub recent_sessions: Vec<ToolBriefSession>,
     /// Which guidance documents exist.
     pub docs: ToolDocs,
-    /// Open pull requests; empty when `gh` gave none.
+    /// Open pull requests, status in lower case; empty when `gh` gave none.
     pub open_prs: Vec<ToolPullRequest>,
 }
 
@@ -123,8 +124,8 @@ pub struct ToolSession {
     pub cost: Option<f64>,
     /// Turns the registry recorded; absent for `native-only` sessions.
     pub turns: Option<f64>,
-    /// The registry's last task; absent for `native-only` sessions and
-    /// entries without tasks.
+    /// The registry's last task; absent for `native-only` sessions and entries
+    /// without tasks.
     pub last_task: Option<String>,
     /// The host said it runs now.
     pub is_running: bool,

@@ -27,7 +27,8 @@ pub struct SpawnRequest {
     pub label: Option<String>,
     /// The agent calling `sessions_spawn` (default `main`).
     pub agent_id: Option<String>,
-    /// That agent's workspace folder, named to the model as a likely `cwd`.
+    /// That agent's workspace folder, named to the model as a likely `cwd` when
+    /// none is given.
     pub requester_workspace: Option<String>,
 }
 
@@ -56,7 +57,7 @@ pub struct InFlightSpawn {
 pub struct ResumableSession {
     /// The Claude Code session id.
     pub claude_session_id: String,
-    /// The folder it runs in.
+    /// The folder it runs in (its repository root or cwd).
     pub cwd: String,
     /// OpenClaw's child session key, when known.
     pub child_session_key: Option<String>,
@@ -89,19 +90,21 @@ pub struct PreflightOptions {
     /// (default), `"warn"` or `"off"`.
     #[napi(ts_type = "'block' | 'warn' | 'off'")]
     pub missing_resume: Option<String>,
-    /// Resume a resumable session picked for the task (default true).
+    /// Set `resumeSessionId` to a resumable session picked for the task
+    /// (default true).
     pub continuation_resume: Option<bool>,
     /// Describe an earlier relevant session in the briefing (default true).
     pub continuation_context: Option<bool>,
-    /// Score a session must reach to be picked (default 0.6).
+    /// Score a session must reach to be picked (default 0.6, the selection's).
     pub resume_threshold: Option<f64>,
     /// Spawns of this gateway still in flight.
     pub in_flight: Option<Vec<InFlightSpawn>>,
-    /// Sessions the host can still resume for the requester; one is
-    /// resumed, and its live process does not make the repository busy,
-    /// only while its transcript shows it idle (its last turn ended).
+    /// Sessions the host can still resume for the requester; one is resumed,
+    /// and its live process does not make the repository busy, only while its
+    /// transcript shows it idle (its last turn ended).
     pub resumable: Option<Vec<ResumableSession>>,
-    /// Claude Code sessions the host reported ended.
+    /// Claude Code sessions the host reported ended: their last writes are not
+    /// a sign of a session running now.
     pub finished_session_ids: Option<Vec<String>>,
     /// A transcript written this many milliseconds ago or less counts as a
     /// running session (default 10000).
@@ -113,9 +116,11 @@ pub struct PreflightOptions {
     /// status was not read in time and has everything else; the read goes
     /// on in the background and speeds up the next call.
     pub status_budget_ms: Option<f64>,
-    /// The spawn's nonce for the origin marker (default: a fresh one).
+    /// The spawn's nonce, put in the origin marker; a briefing needs one (the
+    /// addon draws a fresh one when none is given).
     pub nonce: Option<String>,
-    /// Keep session scans in a cache file between processes (default true).
+    /// Keep session scans in a cache file between processes (the addon does
+    /// unless this is `false`).
     pub persistent_cache: Option<bool>,
 }
 
@@ -150,7 +155,8 @@ pub struct PreflightResult {
     pub block: bool,
     /// The block reason the model reads, else a one-line summary.
     pub reason: String,
-    /// The guard that blocked or warned.
+    /// The guard that blocked or warned (`missingCwd`, `invalidCwd`, `busy`,
+    /// `missingResume`), if any.
     #[napi(ts_type = "'missingCwd' | 'invalidCwd' | 'busy' | 'missingResume'")]
     pub guard: Option<String>,
     /// The parameters to patch (absent when the spawn is left as asked).
@@ -171,7 +177,7 @@ pub struct PreflightResult {
     pub nonce: String,
 }
 
-/// A guard's mode from its option (absent: `block`).
+/// A guard's mode from its option (absent: the core's default, `block`).
 fn mode(value: Option<String>) -> core::Result<pf::GuardMode> {
     match value.as_deref() {
         None => Ok(pf::GuardMode::default()),
@@ -330,37 +336,39 @@ pub fn mark_spawn_task(task: String, agent_id: String, nonce: String) -> String 
 /// `<stateRoot>/agents/<agentId>/claude-code-spawns.json`.
 #[napi(object)]
 pub struct SpawnRecord {
-    /// The spawn's nonce (`PreflightResult.nonce`).
+    /// The spawn's nonce, unique per spawn (`PreflightResult.nonce`, the
+    /// `spawn=` marker pair).
     pub nonce: String,
-    /// The Claude Code session id, once known.
+    /// The Claude Code session id (the transcript's file name), once known.
     pub claude_session_id: Option<String>,
-    /// OpenClaw's child session key.
+    /// OpenClaw's key of the ACP child session (`agent:claude:acp:<uuid>`).
     pub child_session_key: Option<String>,
-    /// The requester's session key.
+    /// The session key of the agent that called `sessions_spawn`.
     pub requester_session_key: Option<String>,
-    /// The requesting agent.
+    /// The agent that called `sessions_spawn` (the file's agent).
     pub agent_id: Option<String>,
-    /// The task as the model gave it.
+    /// The task as the model gave it (without the briefing).
     pub task: Option<String>,
-    /// The spawn's label.
+    /// The spawn's `label`.
     pub label: Option<String>,
-    /// The spawn's cwd.
+    /// The `cwd` Claude Code was started in.
     pub cwd: Option<String>,
-    /// The repository root of cwd.
+    /// The repository root of `cwd` (the work tree root, else `cwd`).
     pub repo_path: Option<String>,
-    /// `"run"` or `"session"`.
+    /// `"run"` or `"session"`, as the spawn asked.
     pub mode: Option<String>,
-    /// The spawn resumed `claudeSessionId`.
+    /// The spawn resumed this session (its `resumeSessionId`).
     pub resumed: Option<bool>,
-    /// The pre-flight's decision: `brief`, `resume`, `pass`, or `failed` or
-    /// `overrun` when it did not finish (the spawn went ahead with its
-    /// origin marker only).
+    /// What the pre-flight decided (`"brief"`, `"resume"`, `"pass"`), or
+    /// `"failed"` or `"overrun"` when it did not finish and the spawn went
+    /// ahead with its origin marker only.
     pub decision: Option<String>,
-    /// When it was let through (ISO-8601).
+    /// When the spawn was let through (ISO-8601).
     pub started_at: Option<String>,
     /// When the host reported it ended (ISO-8601).
     pub ended_at: Option<String>,
-    /// How it ended (`"ok"`, `"error"`, `"timeout"`, `"killed"`, `"rejected"`, …).
+    /// How it ended: the host's outcome (`"ok"`, `"error"`, `"timeout"`,
+    /// `"killed"`), or `"rejected"` when the host refused the spawn.
     pub outcome: Option<String>,
 }
 

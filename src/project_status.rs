@@ -65,8 +65,8 @@ pub struct ProjectRepo {
     pub path: String,
     /// The last component of `path` (the reference's `basename`).
     pub name: String,
-    /// Whether the path is inside a git repository. The reference only
-    /// checks for a `.git` entry in the path itself.
+    /// Whether the path is inside a git repository. The reference only checks
+    /// for a `.git` entry in the path itself.
     pub is_git_repo: bool,
 }
 
@@ -85,7 +85,7 @@ impl From<ps::RepoInfo> for ProjectRepo {
 pub struct ProjectCommit {
     /// Abbreviated as `git log --format=%h` does.
     pub sha: String,
-    /// Subject line, `|` and all.
+    /// Subject line (`%s`), `|` and all.
     pub message: String,
     /// Author name (`%an`).
     pub author: String,
@@ -111,7 +111,8 @@ pub struct ProjectGit {
     /// The current branch (`git branch --show-current`); `""` when HEAD is
     /// detached.
     pub current_branch: String,
-    /// HEAD's commit id, abbreviated as `git log --format=%h` does.
+    /// HEAD's commit id, abbreviated as `git log --format=%h` does (`""`
+    /// without a commit).
     pub head_commit_sha: String,
     /// HEAD's subject line (`%s`).
     pub head_commit_message: String,
@@ -136,7 +137,8 @@ pub struct ProjectGitInput {
     /// The current branch (`git branch --show-current`); `""` when HEAD is
     /// detached.
     pub current_branch: String,
-    /// HEAD's commit id, abbreviated as `git log --format=%h` does.
+    /// HEAD's commit id, abbreviated as `git log --format=%h` does (`""`
+    /// without a commit).
     pub head_commit_sha: Option<String>,
     /// HEAD's subject line (`%s`).
     pub head_commit_message: Option<String>,

@@ -74,8 +74,8 @@ pub struct PinResult {
     /// Whether the pin was written.
     pub pinned: bool,
     /// `pinned`, `empty_session_id` (a good pin is never overwritten by
-    /// nothing), `retired`, or `no_transcript` (the session has not persisted
-    /// a turn yet, so `--resume` could not find it).
+    /// nothing), `retired`, or `no_transcript` (the session has not persisted a
+    /// turn yet, so `--resume` could not find it).
     pub reason: String,
 }
 
@@ -148,13 +148,14 @@ pub struct ResumeDecision {
     /// The session to resume; absent when not resuming.
     pub session_id: Option<String>,
     /// `resume`, or the failed guard: `no_capability`, `force_fresh`,
-    /// `no_prior_turn`, `no_pin`, `agent_switched`, `retired`,
-    /// `epoch_changed`, `workdir_changed`, `runtime_changed`,
-    /// `model_changed`, `transcript_gone`.
+    /// `no_prior_turn`, `no_pin`, `agent_switched`, `retired`, `epoch_changed`,
+    /// `workdir_changed`, `runtime_changed`, `model_changed`,
+    /// `transcript_gone`.
     pub reason: String,
     /// `["--resume", sessionId]` when resuming, else `[]`: pass as is.
     pub cli_args: Vec<String>,
-    /// Send only the new prompt. Always equal to `resume`.
+    /// Send only the new prompt (the session holds the rest). Always equal to
+    /// `resume`.
     pub skip_transcript: bool,
 }
 
@@ -192,8 +193,9 @@ pub struct ResumeFailureInput {
     pub result_line: Option<String>,
     /// The tail of stderr, if any.
     pub stderr: Option<String>,
-    /// The process exit code; absent when not known. Any value but 0
-    /// (NaN included) is a failed run.
+    /// The process exit code, as the host's JavaScript holds it; absent when
+    /// not known. The run failed when it is given and is not 0 (as `code !== 0`
+    /// reads it, so NaN is a failure, never a success).
     pub exit_code: Option<f64>,
 }
 
@@ -213,9 +215,11 @@ impl From<ResumeFailureInput> for failure::RunOutcome {
 pub struct ResumeFailure {
     /// The resume itself was refused, or the history cannot be replayed.
     pub rejected: bool,
-    /// Retry once as a fresh session (only when no tool ran).
+    /// Retry this turn once as a fresh session: only when rejected and no tool
+    /// ran (a retry reuses the work dir and has no idempotency key).
     pub retry_fresh: bool,
-    /// Pass to `retireSession`.
+    /// The id to retire so that no later decision hands it out again: pass it
+    /// to `retireSession`.
     pub retire_session_id: Option<String>,
     /// `resume_rejected`, `session_mismatch`, `failed_before_api`,
     /// `unresumable_history`, `rate_limited`, `auth_failed`, `network`,

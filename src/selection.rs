@@ -143,15 +143,15 @@ impl From<scoring::ScoreFactors> for ScoreFactors {
 pub struct SessionScore {
     /// The session scored.
     pub session_id: String,
-    /// The sum of the factors, floored at 0.
+    /// The sum of the factors, floored at 0 (0 when a hard ceiling applies).
     pub score: f64,
-    /// The five factors.
+    /// The five factors (all 0 when a hard ceiling applies).
     pub factors: ScoreFactors,
-    /// `resume` when `score` reaches the threshold, else `fresh`.
+    /// `resume` when `score` reaches the caller's threshold, else `fresh`.
     #[napi(ts_type = "\"resume\" | \"fresh\"")]
     pub recommendation: String,
-    /// The reference's human-readable explanation, e.g. `Resume (score:
-    /// 0.72) — same branch, …`.
+    /// The reference's human-readable explanation, e.g. `Resume (score: 0.72) —
+    /// same branch, …`.
     pub reason: String,
 }
 
@@ -170,16 +170,16 @@ impl From<scoring::SessionScore> for SessionScore {
 /// What to do about a new task.
 #[napi(object)]
 pub struct SessionSelection {
-    /// `resume` the session, start `fresh`, or `queue` behind a session
-    /// running in the repository.
+    /// `resume` the session, start `fresh`, or `queue` behind a session running
+    /// in the repository.
     #[napi(ts_type = "\"resume\" | \"fresh\" | \"queue\"")]
     pub action: String,
     /// The session to resume; absent unless `action` is `resume`.
     pub session_id: Option<String>,
     /// Why, in the reference's words.
     pub reason: String,
-    /// Every candidate's score, best first; absent when no scoring was done
-    /// (a label, a running session, no own sessions).
+    /// Every candidate's score, best first; absent when no scoring was done (a
+    /// label, a running session, no own sessions).
     pub scores: Option<Vec<SessionScore>>,
 }
 

@@ -38,27 +38,29 @@ pub struct TranscriptSummary {
     pub size_bytes: f64,
     /// Last activity: the file's mtime, or the newest event's time.
     pub modified: DateTime<Utc>,
-    /// Session keys whose current session this is (`sessions.json` keys,
-    /// or OpenClaw's `session_nodes`).
+    /// Session keys whose current session this is (`sessions.json` keys, or
+    /// OpenClaw's `session_nodes`).
     pub session_keys: Vec<String>,
-    /// The session's label in `sessions.json`; absent when it has none.
+    /// The session's label in the session index; absent when it has none.
     pub label: Option<String>,
-    /// The session's display name in `sessions.json`; absent when it has none.
+    /// The session's display name in the session index; absent when it has
+    /// none.
     pub display_name: Option<String>,
-    /// When OpenClaw last updated the session's entry (a JS `Date`); absent
-    /// when no entry names this transcript or the entry has no time.
+    /// When OpenClaw last updated the session's entry; absent when no entry
+    /// names this transcript or the entry has no time.
     pub updated_at: Option<DateTime<Utc>>,
-    /// Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite` (2026.8 and later).
+    /// Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite`
+    /// (2026.8 and later).
     #[napi(ts_type = "\"jsonl\" | \"sqlite\"")]
     pub store: String,
-    /// `available`; `cold` (moved to a cold archive by OpenClaw) or `empty`
-    /// (no events): listed, but refused for editing.
+    /// `available`; `cold` (moved to a cold archive by OpenClaw) or `empty` (no
+    /// events): listed, but refused for editing.
     #[napi(ts_type = "\"available\" | \"cold\" | \"empty\"")]
     pub availability: String,
     /// SQLite: the number of events; absent for JSONL.
     pub event_count: Option<f64>,
-    /// SQLite: the session key its window belongs to, current or not;
-    /// absent for JSONL.
+    /// SQLite: the session key its window belongs to, current or not; absent
+    /// for JSONL.
     pub window_key: Option<String>,
 }
 
@@ -94,7 +96,7 @@ pub struct TranscriptInfo {
     pub store: String,
     /// Bytes of the transcript (decoded JSON, for SQLite).
     pub size_bytes: f64,
-    /// Last activity (a JS `Date`): the file's mtime, or the newest event's time.
+    /// Last activity: the file's mtime, or the newest event's time.
     pub modified: DateTime<Utc>,
     /// The header's `version` (1 when it names none; 0 without a header).
     pub format_version: u32,
@@ -430,7 +432,8 @@ pub struct EditResult {
     pub dry_run: bool,
     /// The edit changed the transcript (or would have, for a dry run).
     pub changed: bool,
-    /// Lines another writer appended during the edit, carried over.
+    /// Lines another writer appended during the edit, carried over (JSONL
+    /// store).
     pub appended_lines_kept: u32,
     /// What the edit did, in counts.
     pub statistics: EditStatistics,
@@ -480,7 +483,8 @@ pub struct RestoreResult {
     pub path: String,
     /// The backup the transcript was restored from.
     pub restored_from: String,
-    /// What the restore replaced, kept as the newest backup (restore again to undo).
+    /// What the restore replaced, kept as the newest backup (restore again to
+    /// undo).
     pub replaced_backup: String,
 }
 

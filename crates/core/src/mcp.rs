@@ -7,32 +7,48 @@ use chrono::{DateTime, Utc};
 /// What the payloads need to know about a session.
 #[derive(Debug, Clone, Default)]
 pub struct SessionFacts {
-    /// Claude Code's session id.
+    /// Claude Code's session id (the transcript's file name without `.jsonl`).
     pub session_id: String,
-    /// `openclaw` or `native-only` (the discovered session's `source`);
-    /// absent: `openclaw` when `agent_id` is known, else `native-only`.
+    /// `openclaw` when an OpenClaw registry lists the session, `native-only`
+    /// when only Claude Code's own folders hold it. Left out: `openclaw` when
+    /// `agentId` is given, else `native-only`.
     pub source: Option<String>,
-    /// The agent whose registry lists the session, if any.
+    /// The OpenClaw agent whose registry lists the session; absent for
+    /// `native-only` sessions.
     pub agent_id: Option<String>,
-    /// The agent id of the session's origin marker, if any.
+    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the first
+    /// real prompt (an OpenClaw spawn); absent when it has none.
     pub origin_marker: Option<String>,
-    /// Git branch the session is on, or `unknown`.
+    /// Git branch the session is on (its last main-chain line), or "unknown".
+    /// The reference reads the first line's branch instead.
     pub branch: String,
-    /// First real prompt, or `(no message)`.
+    /// First real prompt, at most 200 UTF-16 units, or "(no message)".
     pub first_message: String,
-    /// When the session was last modified.
+    /// The transcript's modification time; for a registry session, the later of
+    /// that and the registry's `lastResumedAt`; the epoch when neither is
+    /// known.
     pub last_modified: DateTime<Utc>,
-    /// Non-blank lines of the transcript.
+    /// Non-blank lines of the main transcript (the reference's measure); 0 when
+    /// it was not found.
     pub message_count: u64,
-    /// Cost in USD the registry recorded, if any.
+    /// US dollars. A session OpenClaw spawned: what its registry recorded. Any
+    /// other: the CLI's own figure from its last `cost-state` (for a fork,
+    /// beyond what it inherited); absent where the transcript has none, or
+    /// where the CLI had no price for a model it used.
     pub total_cost_usd: Option<f64>,
-    /// Turns the registry recorded, if any.
+    /// Turns the registry recorded; absent for `native-only` sessions.
     pub total_turns: Option<f64>,
-    /// The registry's last task, if any.
+    /// The last task of the registry's task history; absent for `native-only`
+    /// sessions and for a registry entry without tasks.
     pub last_task: Option<String>,
-    /// The last real prompt, if any.
+    /// The last real prompt, at most 200 UTF-16 units; absent when there is
+    /// none. Left out: the project status payload's `lastTask` falls back to
+    /// `firstMessage`.
     pub last_user_message: Option<String>,
-    /// The host said the session runs now.
+    /// A Claude Code process runs the session now (its liveness record in
+    /// `<config>/sessions/`, with the process alive and started when the record
+    /// says), or the host said so (`runningSessionIds`, `repoBusy`). Left out:
+    /// `false`.
     pub is_running: bool,
 }
 
@@ -66,25 +82,28 @@ impl SessionFacts {
 pub struct ListedSession {
     /// Claude Code's session id.
     pub session_id: String,
-    /// `openclaw` or `native-only`.
+    /// `openclaw` when an OpenClaw registry lists it, else `native-only`.
     pub source: String,
-    /// The registry's agent, else the origin marker's; `None` when neither names one.
+    /// The OpenClaw agent of the session: the registry's, else its origin
+    /// marker's; absent for a session neither names.
     pub agent: Option<String>,
-    /// Git branch the session is on, or `unknown`.
+    /// Git branch the session is on, or "unknown".
     pub branch: String,
-    /// First real prompt, or `(no message)`.
+    /// First real prompt (at most 200 UTF-16 units), or "(no message)".
     pub first_message: String,
-    /// ISO-8601, seconds.
+    /// When the session was last modified: ISO-8601 in UTC, whole seconds
+    /// (`2026-02-20T16:30:00Z`).
     pub last_modified: String,
     /// Non-blank lines of the transcript.
     pub message_count: u64,
-    /// Cost in USD the registry recorded; `None` for native-only sessions.
+    /// Cost in USD the registry recorded; absent for `native-only` sessions.
     pub cost: Option<f64>,
-    /// Turns the registry recorded; `None` for native-only sessions.
+    /// Turns the registry recorded; absent for `native-only` sessions.
     pub turns: Option<f64>,
-    /// The registry's last task, if any.
+    /// The registry's last task; absent for `native-only` sessions and entries
+    /// without tasks.
     pub last_task: Option<String>,
-    /// The host said the session runs now.
+    /// The host said it runs now.
     pub is_running: bool,
 }
 
@@ -93,7 +112,7 @@ pub struct ListedSession {
 pub struct SessionListPayload {
     /// The sessions listed, in the order given.
     pub sessions: Vec<ListedSession>,
-    /// How many are listed.
+    /// How many sessions are listed.
     pub total: u32,
     /// How many of them run now.
     pub active_count: u32,
@@ -135,27 +154,29 @@ pub fn session_list_payload(sessions: &[SessionFacts], include_native: bool) -> 
 pub struct BriefSession {
     /// Claude Code's session id.
     pub session_id: String,
-    /// The registry's agent, else the origin marker's; `None` when neither names one.
+    /// The OpenClaw agent of the session: the registry's, else its origin
+    /// marker's; absent for a session neither names.
     pub agent: Option<String>,
-    /// Git branch the session is on, or `unknown`.
+    /// Git branch the session is on, or "unknown".
     pub branch: String,
     /// What the session was last asked: the registry's last task, else the last
     /// prompt, else the first.
     pub last_task: String,
-    /// `"2h ago"`.
+    /// Time since the session was last modified, e.g. `"2h ago"` (`"45s"`,
+    /// `"12m"`, `"3d"`; `"just now"` for a time in the future).
     pub age: String,
 }
 
 /// A commit in the project status payload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BriefCommit {
-    /// Abbreviated commit id.
+    /// Abbreviated as `git log --format=%h` does.
     pub sha: String,
-    /// Subject line.
+    /// Subject line (`%s`), `|` and all.
     pub message: String,
-    /// Author name.
+    /// Author name (`%an`).
     pub author: String,
-    /// Relative author date (`2 hours ago`).
+    /// Relative author date, worded as git's `%ar` (e.g. `2 hours ago`).
     pub date: String,
 }
 
@@ -168,7 +189,7 @@ pub struct BriefPr {
     pub title: String,
     /// Its head branch.
     pub branch: String,
-    /// Lower case: `"open"`, `"merged"`, `"closed"`.
+    /// `"open"`, `"merged"`, `"closed"`.
     pub status: String,
 }
 
@@ -210,21 +231,22 @@ pub struct StatusFacts {
 pub struct ProjectStatusPayload {
     /// The repository's folder name.
     pub repo: String,
-    /// The current branch (`""` when HEAD is detached).
+    /// The current branch; `""` when HEAD is detached.
     pub branch: String,
     /// `"abc1234 — subject"`, or `""` without a commit.
     pub head_commit: String,
-    /// `git status --short` lines with a working-tree change.
+    /// `git status --short` lines with a working-tree change (untracked
+    /// included).
     pub uncommitted_changes: Vec<String>,
     /// `git status --short` lines with a staged change.
     pub staged_changes: Vec<String>,
     /// Entries of `git stash list`.
     pub stash_count: u32,
-    /// The last commits, newest first.
+    /// The last ten commits, newest first.
     pub recent_commits: Vec<BriefCommit>,
     /// Sessions running now.
     pub active_sessions: Vec<BriefSession>,
-    /// The briefing's recent sessions.
+    /// The briefing's five most relevant sessions (running first, then newest).
     pub recent_sessions: Vec<BriefSession>,
     /// `CLAUDE.md` exists at the root.
     pub docs_claude_md: bool,
@@ -232,7 +254,7 @@ pub struct ProjectStatusPayload {
     pub docs_specs: Vec<String>,
     /// `TODO.md` exists at the root.
     pub docs_todo: bool,
-    /// Open pull requests, status in lower case.
+    /// Open pull requests, status in lower case; empty when `gh` gave none.
     pub open_prs: Vec<BriefPr>,
 }
 

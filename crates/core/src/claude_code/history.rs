@@ -14,9 +14,11 @@ use std::path::Path;
 /// and does not cut when it is NaN.
 #[derive(Debug, Clone, Copy)]
 pub struct PeekLimits {
-    /// Messages kept, newest last (0 or NaN: all; -n: all but the first n).
+    /// How many messages to keep, newest last (default 6; 0 or NaN: all; -n:
+    /// all but the first n).
     pub max_messages: f64,
-    /// Character budget in UTF-16 units (0 or below: nothing; NaN: no cut).
+    /// Character budget in UTF-16 units (default 4000; 0 or below: nothing;
+    /// NaN: no cut).
     pub max_chars: f64,
 }
 

@@ -20,20 +20,21 @@ pub const REGISTRY_FILE: &str = "claude-code-sessions.json";
 /// One task OpenClaw ran in a session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskHistoryEntry {
-    /// When the task was recorded (ISO-8601; `""` when the file has none).
+    /// When the task was recorded (ISO-8601 string); `""` when the file has
+    /// none.
     pub at: String,
-    /// The task text.
+    /// The task text as `saveSession` was given it.
     pub task: String,
-    /// What the run cost in USD (0 when unknown).
+    /// What the run cost in USD, as the caller reported it (0 when unknown).
     pub cost_usd: f64,
 }
 
 /// Who triggered the spawn that created a session.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TriggeredBy {
-    /// The chat user who asked for the spawn, if known.
+    /// The chat user who asked for it; absent when the caller did not say.
     pub user_id: Option<String>,
-    /// The chat channel it came from, if known.
+    /// The chat channel it came from; absent when the caller did not say.
     pub channel: Option<String>,
 }
 
@@ -42,19 +43,21 @@ pub struct TriggeredBy {
 pub struct RegistryEntry {
     /// The Claude Code session OpenClaw resumes under this key.
     pub session_id: String,
-    /// When the entry was first saved (ISO-8601; `""` when missing).
+    /// When the entry was first saved (ISO-8601 string; `""` when missing).
     pub created_at: String,
-    /// When the session was last saved or resumed (ISO-8601; `""` when missing).
+    /// When the session was last saved or resumed (ISO-8601 string; `""` when
+    /// missing).
     pub last_resumed_at: String,
     /// Cost in USD summed over the runs recorded (0 when missing).
     pub total_cost_usd: f64,
     /// Turns summed over the runs recorded (0 when missing).
     pub total_turns: f64,
-    /// Who started the session, when the entry says.
+    /// Who started the session; absent in entries written without it.
     pub triggered_by: Option<TriggeredBy>,
     /// The tasks run in the session, oldest first.
     pub task_history: Vec<TaskHistoryEntry>,
-    /// The label of a labelled session (key `repoPath::label`).
+    /// The label of a labelled session (its key is `repoPath::label`); absent
+    /// otherwise.
     pub label: Option<String>,
 }
 
@@ -76,9 +79,10 @@ pub struct SaveMeta {
     pub user_id: Option<String>,
     /// The chat channel it came from (`triggeredBy.channel` of a new entry).
     pub channel: Option<String>,
-    /// The task run: appended to `taskHistory` unless `None` or empty.
+    /// The task run: appended to `taskHistory` unless absent or empty.
     pub task: Option<String>,
-    /// What the run cost in USD, added to `totalCostUsd` (not finite: 0).
+    /// What the run cost in USD: added to `totalCostUsd` and recorded with the
+    /// task. Absent or not finite: 0.
     pub cost_usd: Option<f64>,
     /// Saves under `repoPath::label` instead of `repoPath`.
     pub label: Option<String>,

@@ -31,9 +31,10 @@ pub const MAX_SPAWNS_PER_AGENT: usize = 2000;
 /// started) or when the host never said.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpawnRecord {
-    /// The spawn's nonce, unique per spawn (the `spawn=` marker pair).
+    /// The spawn's nonce, unique per spawn (`PreflightResult.nonce`, the
+    /// `spawn=` marker pair).
     pub nonce: String,
-    /// The Claude Code session id (the transcript's file name).
+    /// The Claude Code session id (the transcript's file name), once known.
     pub claude_session_id: Option<String>,
     /// OpenClaw's key of the ACP child session (`agent:claude:acp:<uuid>`).
     pub child_session_key: Option<String>,

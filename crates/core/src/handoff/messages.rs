@@ -11,13 +11,13 @@ use sha2::{Digest, Sha256};
 /// One user or assistant message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
-    /// 0-based line of the transcript (the header is line 0).
+    /// Line of the transcript (0-based; the header is line 0).
     pub index: u32,
-    /// `"user"` or `"assistant"`.
+    /// Who wrote it: `user` or `assistant`.
     pub role: String,
     /// The message's text blocks, joined by blank lines.
     pub text: String,
-    /// The entry's ISO timestamp, when it has one.
+    /// Its ISO-8601 timestamp; absent when the entry has none.
     pub timestamp: Option<String>,
 }
 

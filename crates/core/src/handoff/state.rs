@@ -11,19 +11,22 @@ use serde::{Deserialize, Serialize};
 pub struct SessionState {
     /// The agent whose session was captured.
     pub agent_id: String,
-    /// The OpenClaw session key the transcript belongs to.
+    /// The OpenClaw session key the transcript belongs to (e.g.
+    /// `agent:main:main`).
     pub session_key: String,
     /// The session this state was captured from.
     pub previous_session_id: Option<String>,
-    /// When this session was first captured (ISO-8601).
+    /// When this session was first captured (ISO-8601 string); kept by later
+    /// captures of the same session.
     pub created_at: String,
-    /// When it was last captured (ISO-8601).
+    /// When it was last captured (ISO-8601 string).
     pub updated_at: String,
-    /// When it stops being offered (ISO-8601).
+    /// When it stops being offered (ISO-8601 string): `updatedAt` plus
+    /// `expiryHours`.
     pub expires_at: String,
-    /// The project the work belongs to.
+    /// The project the work belongs to (default `general`).
     pub project: String,
-    /// `work`, `chat` or `deep`.
+    /// The agent's working mode when captured: `work`, `chat` or `deep`.
     pub mode: String,
     /// Patterns of the captured messages, oldest first.
     pub patterns: Vec<PatternNote>,
@@ -33,23 +36,24 @@ pub struct SessionState {
     pub last_message_index: u32,
     /// `sha256:<hex>` of the transcript up to the end of that line.
     pub transcript_hash: String,
-    /// Whether it may still be offered.
+    /// Whether it may still be offered (`checkForHandoff`).
     pub resume_available: bool,
-    /// When it was last offered (ISO-8601), if ever.
+    /// When it was last offered (ISO-8601 string); null until offered.
     pub resume_offered_at: Option<String>,
     /// What asked for the capture (`reset`, `new`, `manual`, …).
     pub trigger: String,
-    /// The transcript that was read: its JSONL file, or the agent database.
+    /// The transcript read: its JSONL file, or the agent database.
     pub transcript_file: String,
     /// The store it was read from: `jsonl` or `sqlite`.
     #[serde(default = "jsonl_store")]
     pub transcript_store: String,
-    /// How many bytes of it `transcript_hash` covers.
+    /// Bytes of the transcript `transcriptHash` covers.
     pub transcript_bytes: u64,
     /// `model` when the host's summarize callback wrote the summary,
     /// `derived` when it was derived from the messages.
     pub summary_source: String,
-    /// Why the callback's summary was not used, when it was not.
+    /// Why the callback's summary was not used (slow, failed, malformed); null
+    /// when it was used or there was no callback.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_error: Option<String>,
 }
@@ -65,19 +69,19 @@ pub struct PatternNote {
     /// Stable for one message and type: capturing twice gives the same id.
     pub id: String,
     #[serde(rename = "type")]
-    /// `blocker`, `decision`, `insight`, `accomplishment`, `scope_creep` or
-    /// `task_created`.
+    /// What kind of pattern the message shows: `blocker`, `decision`,
+    /// `insight`, `accomplishment`, `scope_creep` or `task_created`.
     pub kind: String,
-    /// The sentence that showed it.
+    /// The sentence that showed it, at most 200 characters.
     pub content: String,
-    /// When it was captured (ISO-8601).
+    /// When it was captured (ISO-8601 string).
     pub timestamp: String,
     /// 0.5 (a weak phrase or a question) to 0.9 (an explicit phrase).
     pub confidence: f64,
     /// Line of the transcript the message is on.
     pub source_message_index: u32,
-    /// Blockers only: whether a later message of the window reports an
-    /// accomplishment.
+    /// Blockers: whether a later message of the window reports an
+    /// accomplishment; absent (or null) for other types.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved: Option<bool>,
 }

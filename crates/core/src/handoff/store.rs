@@ -125,15 +125,16 @@ pub struct SummaryRequest {
     pub project: String,
     /// What asked for the capture.
     pub trigger: String,
-    /// Oldest first.
+    /// The last messages, oldest first.
     pub messages: Vec<Message>,
     /// Patterns of those messages.
     pub patterns: Vec<PatternNote>,
-    /// The summary derived without a model.
+    /// The summary derived without a model, used when the callback fails.
     pub fallback: HandoffSummary,
     /// A ready prompt asking for the summary as JSON.
     pub prompt: String,
-    /// How long the answer may take, in milliseconds, before `fallback` is used.
+    /// How long the answer may take, in milliseconds, before the derived
+    /// summary is used.
     pub timeout_ms: u64,
 }
 
@@ -569,22 +570,25 @@ pub fn clear_handoff(dir: &HandoffDir) -> Result<bool> {
 pub struct HandoffStatus {
     /// The agent's handoff directory.
     pub dir: PathBuf,
-    /// The stored state, when there is a valid one.
+    /// The stored state; null when there is none (or it cannot be read).
     pub state: Option<SessionState>,
-    /// Whether `check_for_handoff` would return the state now.
+    /// Whether `checkForHandoff` would return the state now.
     pub offerable: bool,
-    /// Why it would not, when there is a state.
+    /// Why not, when it would not (`no handoff captured`, `the state file is
+    /// not valid`, `no resume available`, `expired`, `offered less than 5
+    /// minutes ago`); null when it would.
     pub reason: Option<String>,
     /// There is a state and its `expiresAt` has passed (or cannot be read).
     pub expired: bool,
-    /// Milliseconds until expiry (negative once expired).
+    /// Milliseconds until the state expires, negative once expired; null
+    /// without a state.
     pub expires_in_ms: Option<i64>,
-    /// Whether the transcript still starts with what was captured; `None`
-    /// when it cannot be read.
+    /// Whether the transcript still starts with what was captured (null:
+    /// unreadable).
     pub transcript_intact: Option<bool>,
-    /// Files in `snapshots/`.
+    /// Snapshots kept in the handoff directory (`snapshots/`).
     pub snapshot_count: u32,
-    /// Files in `patterns/`.
+    /// Daily pattern files kept in the handoff directory (`patterns/`).
     pub pattern_file_count: u32,
 }
 

@@ -23,7 +23,7 @@ pub struct HandoffSummary {
     /// What was decided (derived: decision patterns).
     pub decisions: Vec<String>,
     /// What to do next (derived: the assistant's last announced action, or the
-    /// unanswered request).
+    /// unanswered request); `""` when nothing says.
     pub next_step: String,
 }
 

@@ -42,15 +42,16 @@ pub struct ContextPressure {
     /// Prompt tokens of the last main-chain response (input plus cache
     /// reads and writes); 0 before the first response.
     pub tokens: u64,
-    /// `tokens` as a whole percentage of the context window, capped at 100.
+    /// `tokens` as a whole percentage of the context window, 0–100 (capped).
     pub percent: u32,
     /// The context window, in tokens: the caller's, else that of the model
     /// of the last main-chain response (see
     /// [`crate::claude_code::context_window`]).
     pub window: u64,
-    /// `WARNING` from the threshold, `CRITICAL` from halfway between it and 100.
+    /// `WARNING` from `threshold` percent, `CRITICAL` from halfway between the
+    /// threshold and 100, else `OK`.
     pub level: PressureLevel,
-    /// The one-line form for a status line, e.g. `context: 72% [WARNING]`.
+    /// The one-line form a wake message shows, e.g. `"context: 72% [WARNING]"`.
     pub line: String,
 }
 

@@ -32,10 +32,12 @@ pub struct HookSettings {
     /// Context percentage from which pressure is reported as `WARNING`
     /// (1–100, default 70).
     pub context_pressure_threshold: u32,
-    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` for the agent's Claude Code (1–100);
-    /// `None` leaves Claude Code's own default.
+    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` for the agent's Claude Code (1–100).
+    /// Absent: Claude Code's own auto-compact point.
     pub autocompact_pct: Option<u32>,
-    /// `async` (default) or `bidirectional`.
+    /// `async` (default): the hook wakes the agent and returns at once;
+    /// `bidirectional`: it waits for the agent's answer and hands it back to
+    /// Claude Code.
     pub hook_mode: HookMode,
 }
 
@@ -54,9 +56,9 @@ impl Default for HookSettings {
 /// `$.agents[1].hook_settings.hook_mode`) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryProblem {
-    /// JSON path of the problem, e.g. `$.agents[1].hook_settings.hook_mode`.
+    /// JSON path, e.g. `$.agents[1].hook_settings.hook_mode`.
     pub path: String,
-    /// What is wrong there.
+    /// What is wrong there, in a sentence.
     pub message: String,
 }
 

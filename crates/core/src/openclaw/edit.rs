@@ -32,10 +32,9 @@ pub struct EditRequest {
 pub struct EditOutcome {
     /// The session edited.
     pub session_id: String,
-    /// The JSONL file, or the agent database.
+    /// The JSONL file, or (SQLite store) the agent database.
     pub path: PathBuf,
-    /// The copy of the transcript as it was (none for a dry run or when
-    /// nothing changed).
+    /// The transcript as it was; absent for a dry run or when nothing changed.
     pub backup_path: Option<PathBuf>,
     /// The edit changed the transcript (or would have, for a dry run).
     pub changed: bool,
@@ -45,7 +44,8 @@ pub struct EditOutcome {
     pub size_original: u64,
     /// Bytes after it (what it would be, for a dry run).
     pub size_after: u64,
-    /// Lines another writer appended during the edit, carried over (JSONL).
+    /// Lines another writer appended during the edit, carried over (JSONL
+    /// store).
     pub appended_lines_kept: u32,
     /// What stripping did, line by line and in counts.
     pub strip: StripOutput,
@@ -56,12 +56,12 @@ pub struct EditOutcome {
 pub struct RestoreOutcome {
     /// The session restored.
     pub session_id: String,
-    /// The JSONL file, or the agent database.
+    /// The JSONL file, or (SQLite store) the agent database.
     pub path: PathBuf,
-    /// The backup it was restored from.
+    /// The backup the transcript was restored from.
     pub restored_from: PathBuf,
-    /// The content that was replaced, kept as the newest backup (restore
-    /// again to undo).
+    /// What the restore replaced, kept as the newest backup (restore again to
+    /// undo).
     pub replaced_backup: PathBuf,
 }
 
@@ -88,7 +88,7 @@ pub struct CloneOutcome {
     pub cloned_session_id: String,
     /// The new JSONL file, or the agent database holding the new session.
     pub path: PathBuf,
-    /// The session key it was registered under.
+    /// The `sessions.json` key of the clone (absent with `noRegister`).
     pub session_key: Option<String>,
     /// Bytes of the source.
     pub size_original: u64,
@@ -103,9 +103,9 @@ pub struct CloneOutcome {
 pub struct ExportOutcome {
     /// The session exported.
     pub session_id: String,
-    /// Where the JSONL was written; `None` when it was returned instead.
+    /// Where the JSONL was written; absent when it is returned as `jsonl`.
     pub path: Option<PathBuf>,
-    /// The JSONL, when no path was given.
+    /// The JSONL, when no `outputPath` was given.
     pub jsonl: Option<Vec<u8>>,
     /// Non-empty lines of the JSONL.
     pub event_count: u64,

@@ -90,13 +90,14 @@ pub fn resolve_settings(
 pub struct TurnReport {
     /// The turn's position on the active path, from 0.
     pub turn_index: u32,
-    /// 1-based line numbers of its first and last entry.
+    /// 1-based line number of its first entry.
     pub first_line: u32,
     /// 1-based line number of its last entry.
     pub last_line: u32,
     /// Tool calls its assistant messages make.
     pub tool_calls: u32,
-    /// `removed`, `truncated`, `preserved`, or `none` (no tool calls).
+    /// What the edit did to it: tool calls `removed`, results `truncated`,
+    /// `preserved` whole, or `none` (no tool calls).
     pub zone: &'static str,
 }
 

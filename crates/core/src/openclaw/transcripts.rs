@@ -53,30 +53,35 @@ impl Availability {
 /// One session's transcript and what the session index says about it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranscriptSummary {
-    /// The session's id.
+    /// The session's id (a UUID).
     pub session_id: String,
-    /// The JSONL file, or the agent database.
+    /// The JSONL file, or (SQLite store) the agent database.
     pub path: PathBuf,
-    /// Bytes of the transcript (decoded, for SQLite).
+    /// Bytes of the transcript (decoded JSON, for SQLite).
     pub size_bytes: u64,
     /// Last activity: the file's mtime, or the newest event's time.
     pub modified: DateTime<Utc>,
-    /// Session keys whose current session this is (`sessions.json` keys,
-    /// or `session_nodes` rows).
+    /// Session keys whose current session this is (`sessions.json` keys, or
+    /// OpenClaw's `session_nodes`).
     pub session_keys: Vec<String>,
-    /// The session's label in the session index, if any.
+    /// The session's label in the session index; absent when it has none.
     pub label: Option<String>,
-    /// The session's display name in the session index, if any.
+    /// The session's display name in the session index; absent when it has
+    /// none.
     pub display_name: Option<String>,
-    /// When the session index last updated the session's entry, if known.
+    /// When OpenClaw last updated the session's entry; absent when no entry
+    /// names this transcript or the entry has no time.
     pub updated_at: Option<DateTime<Utc>>,
-    /// SQLite: the key the session's window belongs to, current or not.
+    /// SQLite: the session key its window belongs to, current or not; absent
+    /// for JSONL.
     pub window_key: Option<String>,
-    /// Which store holds it.
+    /// Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite`
+    /// (2026.8 and later).
     pub store: StoreKind,
-    /// Whether it can be read and edited.
+    /// `available`; `cold` (moved to a cold archive by OpenClaw) or `empty` (no
+    /// events): listed, but refused for editing.
     pub availability: Availability,
-    /// SQLite: the number of events.
+    /// SQLite: the number of events; absent for JSONL.
     pub event_count: Option<u64>,
 }
 

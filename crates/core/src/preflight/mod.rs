@@ -74,7 +74,7 @@ pub struct Guards {
 /// A spawn of this gateway that has not ended yet, as the caller tracks it.
 #[derive(Debug, Clone, Default)]
 pub struct InFlightSpawn {
-    /// The repository root the pre-flight returned for it (else its cwd).
+    /// The repository root `preflightSpawn` returned for it (else its cwd).
     pub repo_path: Option<String>,
     /// Its `cwd`.
     pub cwd: String,
@@ -113,15 +113,16 @@ pub struct ResumableSession {
 pub struct SpawnRequest {
     /// `task`, as given.
     pub task: String,
-    /// `cwd`, as given.
+    /// `cwd`, as given (absent: none given).
     pub cwd: Option<String>,
     /// `resumeSessionId`, as given.
     pub resume_session_id: Option<String>,
     /// `label`, as given.
     pub label: Option<String>,
-    /// The agent that calls `sessions_spawn`.
+    /// The agent calling `sessions_spawn` (default `main`).
     pub agent_id: String,
-    /// That agent's workspace, named as a likely `cwd` when none is given.
+    /// That agent's workspace folder, named to the model as a likely `cwd` when
+    /// none is given.
     pub requester_workspace: Option<String>,
 }
 
@@ -132,10 +133,10 @@ pub struct PreflightOptions {
     pub claude_config_dir: Option<PathBuf>,
     /// OpenClaw's state root (default: OpenClaw's own resolution).
     pub registry_root: Option<PathBuf>,
-    /// Add the briefing after the task (default true). Without it only the
-    /// origin marker is added.
+    /// Add the briefing after the task (default true; false adds only the
+    /// origin marker).
     pub briefing: bool,
-    /// Longest briefing, in characters (default 1,500).
+    /// Longest briefing in characters (default 1500).
     pub briefing_max_chars: usize,
     /// The guards' modes (default: all block).
     pub guards: Guards,
@@ -144,19 +145,19 @@ pub struct PreflightOptions {
     pub continuation_resume: bool,
     /// Describe an earlier relevant session in the briefing (default true).
     pub continuation_context: bool,
-    /// Score a candidate must reach (default 0.6, the selection's).
+    /// Score a session must reach to be picked (default 0.6, the selection's).
     pub resume_threshold: f64,
     /// Relevance (0..1) a candidate must reach besides its score (default
     /// 0.4: for tasks of a few words, two words shared).
     pub min_relevance: f64,
     /// Spawns of this gateway still in flight.
     pub in_flight: Vec<InFlightSpawn>,
-    /// Sessions the host can still resume for the requester. One is
-    /// resumed, and its live process does not make the repository busy,
-    /// only while its transcript shows it idle (its last turn ended).
+    /// Sessions the host can still resume for the requester; one is resumed,
+    /// and its live process does not make the repository busy, only while its
+    /// transcript shows it idle (its last turn ended).
     pub resumable: Vec<ResumableSession>,
-    /// Claude Code sessions the host reported ended: their last writes are
-    /// not a sign of a session running now.
+    /// Claude Code sessions the host reported ended: their last writes are not
+    /// a sign of a session running now.
     pub finished_session_ids: Vec<String>,
     /// A transcript written this recently counts as a running session
     /// (default 10 s).
@@ -167,9 +168,11 @@ pub struct PreflightOptions {
     /// its start (default: until it is read). Past it the briefing says the
     /// status was not read in time and has everything else.
     pub status_budget: Option<Duration>,
-    /// The spawn's nonce, put in the origin marker (required for a briefing).
+    /// The spawn's nonce, put in the origin marker; a briefing needs one (the
+    /// addon draws a fresh one when none is given).
     pub nonce: String,
-    /// Discovery's persistent scan cache.
+    /// Keep session scans in a cache file between processes (the addon does
+    /// unless this is `false`).
     pub persistent_cache: crate::claude_code::PersistentCache,
 }
 
@@ -245,12 +248,12 @@ pub struct RunningSession {
 /// The pre-flight's answer.
 #[derive(Debug, Clone)]
 pub struct PreflightOutcome {
-    /// What to do.
+    /// `"pass"` (leave the spawn as asked), `"brief"`, `"resume"` or `"block"`.
     pub decision: Decision,
-    /// Why: the block reason the model reads, else a one-line summary.
+    /// The block reason the model reads, else a one-line summary.
     pub reason: String,
-    /// The guard that blocked or warned (`"missingCwd"`, `"invalidCwd"`,
-    /// `"busy"`, `"missingResume"`), if any.
+    /// The guard that blocked or warned (`missingCwd`, `invalidCwd`, `busy`,
+    /// `missingResume`), if any.
     pub guard: Option<&'static str>,
     /// The task Claude Code should receive (absent: unchanged).
     pub task: Option<String>,
@@ -264,7 +267,7 @@ pub struct PreflightOutcome {
     pub warnings: Vec<String>,
     /// The repository root of `cwd`.
     pub repo_path: Option<String>,
-    /// The running session a busy guard found.
+    /// The running session the busy guard found.
     pub running: Option<RunningSession>,
     /// The earlier session the briefing describes.
     pub prior_session_id: Option<String>,

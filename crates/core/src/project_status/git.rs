@@ -8,22 +8,24 @@ use std::path::Path;
 /// One commit of `recentCommits`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecentCommit {
-    /// Abbreviated as `git log --format=%h` abbreviates.
+    /// Abbreviated as `git log --format=%h` does.
     pub sha: String,
-    /// Subject (`%s`).
+    /// Subject line (`%s`), `|` and all.
     pub message: String,
     /// Author name (`%an`).
     pub author: String,
-    /// Author date, relative (`%ar`).
+    /// Relative author date, worded as git's `%ar` (e.g. `2 hours ago`).
     pub date: String,
 }
 
 /// What git says about the repository.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GitState {
-    /// `git branch --show-current`: `""` when HEAD is detached.
+    /// The current branch (`git branch --show-current`); `""` when HEAD is
+    /// detached.
     pub current_branch: String,
-    /// HEAD's commit id, abbreviated as `%h` (`""` without a commit).
+    /// HEAD's commit id, abbreviated as `git log --format=%h` does (`""`
+    /// without a commit).
     pub head_commit_sha: String,
     /// HEAD's subject line (`%s`).
     pub head_commit_message: String,

@@ -21,9 +21,9 @@ pub struct PullRequest {
     pub branch: String,
     /// `OPEN`, `MERGED` or `CLOSED`, as `gh` spells it.
     pub state: String,
-    /// The author's login, if `gh` gives one.
+    /// The author's login; absent when `gh` gives none.
     pub author: Option<String>,
-    /// When it was last updated (ISO-8601), if `gh` gives it.
+    /// When it was last updated (ISO-8601 string); absent when `gh` gives none.
     pub updated_at: Option<String>,
 }
 
@@ -32,16 +32,16 @@ pub struct PullRequest {
 pub struct Check {
     /// The check's name.
     pub name: String,
-    /// Its state as `gh` reports it (`FAILURE` for every check kept).
+    /// Its state as `gh` reports it (`FAILURE` for every check listed here).
     pub status: String,
-    /// Its conclusion or bucket, if `gh` gives one.
+    /// Its conclusion or bucket when `gh` gives one; absent otherwise.
     pub conclusion: Option<String>,
 }
 
 /// What GitHub says about the repository's current branch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GithubState {
-    /// Open pull requests (at most 5).
+    /// Open pull requests of the repository (at most 5).
     pub open_prs: Vec<PullRequest>,
     /// Failing checks of the current branch's pull request.
     pub failing_checks: Vec<Check>,

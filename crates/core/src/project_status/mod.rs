@@ -55,11 +55,12 @@ impl Default for ProjectStatusOptions {
 /// Which repository was looked at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepoInfo {
-    /// The work tree root (the path itself when it is not in a repository).
+    /// Work tree root (the path itself when it is not inside a repository).
     pub path: String,
-    /// The last component of `path`.
+    /// The last component of `path` (the reference's `basename`).
     pub name: String,
-    /// Whether the path is inside a git repository.
+    /// Whether the path is inside a git repository. The reference only checks
+    /// for a `.git` entry in the path itself.
     pub is_git_repo: bool,
 }
 
@@ -70,7 +71,7 @@ pub struct Docs {
     pub has_claude_md: bool,
     /// A `.specs` folder exists.
     pub has_specs: bool,
-    /// `.specs/*.md`, sorted.
+    /// The `.md` file names in `.specs`, sorted.
     pub spec_files: Vec<String>,
     /// `TODO.md` exists.
     pub has_todo: bool,
@@ -81,11 +82,12 @@ pub struct Docs {
 /// The repository's sessions, as the reference groups them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionsBrief {
-    /// Sessions running now.
+    /// Sessions running now (`isRunning`).
     pub active: Vec<DiscoveredSession>,
-    /// The first five sessions (running first, then newest).
+    /// The first five sessions: running ones first, then the newest.
     pub recent: Vec<DiscoveredSession>,
-    /// The first three sessions of the requesting agent (none without one).
+    /// The first three sessions of the requesting agent; empty without an
+    /// `agentId`.
     pub own_recent: Vec<DiscoveredSession>,
 }
 
@@ -96,13 +98,14 @@ pub struct ProjectStatus {
     pub repo: RepoInfo,
     /// Its git state.
     pub git: GitState,
-    /// GitHub state; `None` outside a repository or when `gh` gives nothing.
+    /// GitHub state; absent outside a repository and when `gh` is missing,
+    /// fails, times out or has nothing to report.
     pub github: Option<GithubState>,
     /// Its Claude Code sessions.
     pub sessions: SessionsBrief,
     /// Its guidance documents.
     pub docs: Docs,
-    /// When the briefing was gathered (ISO-8601).
+    /// When the briefing was gathered (ISO-8601 string with milliseconds, UTC).
     pub timestamp: String,
     /// The working tree's status was read (false: its deadline passed
     /// first, and `git.status` is empty).

@@ -17,25 +17,28 @@ pub struct RunOutcome {
     pub requested_session_id: String,
     /// The stream-json `result` line, if one was printed.
     pub result_line: Option<String>,
-    /// The tail of stderr.
+    /// The tail of stderr, if any.
     pub stderr: Option<String>,
-    /// The process exit code, as the host's JavaScript holds it: the run
-    /// failed when it is given and is not 0 (as `code !== 0` reads it, so
-    /// NaN is a failure, never a success).
+    /// The process exit code, as the host's JavaScript holds it; absent when
+    /// not known. The run failed when it is given and is not 0 (as `code !== 0`
+    /// reads it, so NaN is a failure, never a success).
     pub exit_code: Option<f64>,
 }
 
 /// The verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResumeFailure {
-    /// The resume itself was refused (or the history cannot be replayed).
+    /// The resume itself was refused, or the history cannot be replayed.
     pub rejected: bool,
-    /// Retry this turn once as a fresh session: only when rejected and no
-    /// tool ran (a retry reuses the work dir and has no idempotency key).
+    /// Retry this turn once as a fresh session: only when rejected and no tool
+    /// ran (a retry reuses the work dir and has no idempotency key).
     pub retry_fresh: bool,
-    /// The id to retire so no later decision hands it out again.
+    /// The id to retire so that no later decision hands it out again: pass it
+    /// to `retireSession`.
     pub retire_session_id: Option<String>,
-    /// Why, as a stable code (see [`classify_resume_failure`]).
+    /// `resume_rejected`, `session_mismatch`, `failed_before_api`,
+    /// `unresumable_history`, `rate_limited`, `auth_failed`, `network`,
+    /// `succeeded` or `failed_other`.
     pub reason: &'static str,
 }
 

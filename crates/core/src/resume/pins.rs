@@ -40,9 +40,9 @@ pub struct PinRequest {
 pub struct PinOutcome {
     /// Whether the pin was written.
     pub pinned: bool,
-    /// `pinned`, `empty_session_id` (a good pointer is never overwritten by
-    /// nothing), `retired`, or `no_transcript` (the session has not persisted
-    /// a turn yet, so `--resume` could not find it).
+    /// `pinned`, `empty_session_id` (a good pin is never overwritten by
+    /// nothing), `retired`, or `no_transcript` (the session has not persisted a
+    /// turn yet, so `--resume` could not find it).
     pub reason: &'static str,
 }
 
@@ -94,16 +94,17 @@ impl Default for DecisionRequest {
 pub struct ResumeDecision {
     /// Whether this turn resumes the pinned session.
     pub resume: bool,
-    /// The session to resume; `None` when not resuming.
+    /// The session to resume; absent when not resuming.
     pub session_id: Option<String>,
-    /// `resume`, or the guard that failed: `no_capability`, `force_fresh`,
-    /// `no_prior_turn`, `no_pin`, `agent_switched`, `retired`,
-    /// `epoch_changed`, `workdir_changed`, `runtime_changed`,
-    /// `model_changed`, `transcript_gone`.
+    /// `resume`, or the failed guard: `no_capability`, `force_fresh`,
+    /// `no_prior_turn`, `no_pin`, `agent_switched`, `retired`, `epoch_changed`,
+    /// `workdir_changed`, `runtime_changed`, `model_changed`,
+    /// `transcript_gone`.
     pub reason: &'static str,
-    /// `["--resume", id]` when resuming, else empty.
+    /// `["--resume", sessionId]` when resuming, else `[]`: pass as is.
     pub cli_args: Vec<String>,
-    /// Send only the new prompt (the session holds the rest).
+    /// Send only the new prompt (the session holds the rest). Always equal to
+    /// `resume`.
     pub skip_transcript: bool,
 }
 

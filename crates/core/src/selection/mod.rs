@@ -19,43 +19,74 @@ use std::path::Path;
 /// decision reads).
 #[derive(Debug, Clone, Default)]
 pub struct Candidate {
-    /// Claude Code's session id.
+    /// Claude Code's session id (the transcript's file name without `.jsonl`).
     pub session_id: String,
-    /// The agent of the session: only the requesting agent's own are scored.
+    /// The OpenClaw agent whose registry lists the session; absent for
+    /// `native-only` sessions.
     pub agent_id: Option<String>,
-    /// Git branch of the session.
+    /// Git branch the session is on (its last main-chain line), or "unknown".
+    /// The reference reads the first line's branch instead.
     pub branch: String,
-    /// First real prompt.
+    /// First real prompt, at most 200 UTF-16 units, or "(no message)".
     pub first_message: String,
-    /// The registry's last task, if any.
+    /// The last task of the registry's task history; absent for `native-only`
+    /// sessions and for a registry entry without tasks.
     pub last_task: Option<String>,
-    /// The last real prompt, if any.
+    /// The last real prompt, at most 200 UTF-16 units; absent when there is
+    /// none. Left out: the project status payload's `lastTask` falls back to
+    /// `firstMessage`.
     pub last_user_message: Option<String>,
-    /// The session's title, if known.
+    /// Custom title, else generated title, else summary title, else first
+    /// prompt, else the first 8 characters of the session id. Left out:
+    /// selection's offline relevance reads the other texts.
     pub title: Option<String>,
-    /// Files the session's tool calls named.
+    /// Files the session's tool calls named, most recent last (at most 64).
+    /// Left out: none.
     pub files_touched: Vec<String>,
-    /// When the session was last modified (recency).
+    /// The transcript's modification time; for a registry session, the later of
+    /// that and the registry's `lastResumedAt`; the epoch when neither is
+    /// known.
     pub last_modified: DateTime<Utc>,
-    /// Non-blank transcript lines.
+    /// Non-blank lines of the main transcript (the reference's measure); 0 when
+    /// it was not found.
     pub message_count: f64,
-    /// Transcript size in bytes.
+    /// Size of the main transcript in bytes; 0 when it was not found.
     pub file_size_bytes: f64,
-    /// Compactions of the main chain.
+    /// `compact_boundary` records of the main chain (automatic and manual
+    /// compactions).
     pub compaction_count: f64,
-    /// Share of the budget used (0–1), when the caller knows it.
+    /// Never set by discovery (as in the reference); `selectSession` reads it
+    /// as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
     pub budget_used_pct: Option<f64>,
-    /// Cost in USD so far, if known.
+    /// US dollars. A session OpenClaw spawned: what its registry recorded. Any
+    /// other: the CLI's own figure from its last `cost-state` (for a fork,
+    /// beyond what it inherited); absent where the transcript has none, or
+    /// where the CLI had no price for a model it used.
     pub total_cost_usd: Option<f64>,
-    /// Input tokens so far.
+    /// Input tokens the API billed under the session's id: the CLI's own
+    /// accounting (its last `cost-state`: compaction calls and subagents
+    /// included; for a fork, beyond what it inherited) where the transcript has
+    /// it, else its responses deduplicated (subagents included, a fork's copied
+    /// responses not).
     pub total_input_tokens: f64,
-    /// Output tokens so far.
+    /// Output tokens, counted as `totalInputTokens` (largest count per response
+    /// where read from the responses).
     pub total_output_tokens: f64,
-    /// Prompts a person or host typed, when discovery counted them.
+    /// Prompts a person or host typed on the main conversation: not the prompts
+    /// the CLI generated (task notifications, compaction summaries, meta lines,
+    /// local commands and their output); a fork's copied history included. Left
+    /// out (or `responseCount` left out): selection reads the conversation's
+    /// length from `messageCount`, as the reference did.
     pub prompt_count: Option<f64>,
-    /// API responses of the main conversation, when discovery counted them.
+    /// API responses of the main conversation, each counted once however many
+    /// transcript lines it spans; a fork's copied history included, compaction
+    /// calls and subagents' responses not. Left out: see `promptCount`.
     pub response_count: Option<f64>,
-    /// Tokens the context window of the session's model holds, when known.
+    /// Tokens the context window of the session's model holds (the model of its
+    /// last main-chain response): 1000000 for today's models such as
+    /// `claude-opus-5-5`, 200000 for older ones and unknown ids, or as the
+    /// `contextWindows` option says. Absent before the first response. Left
+    /// out: 200000.
     pub context_window: Option<f64>,
 }
 
@@ -111,9 +142,9 @@ impl From<&crate::claude_code::DiscoveredSession> for Candidate {
 pub struct Relevance {
     /// The session rated.
     pub session_id: String,
-    /// 0 (unrelated) to 1 (the same work).
+    /// 0 (unrelated) to 1 (the same work), clamped.
     pub relevance: f64,
-    /// One line on why.
+    /// One line on why: the model's words, or the offline fallback's counts.
     pub reasoning: String,
 }
 
@@ -159,13 +190,15 @@ impl Default for SelectionConfig {
 /// What to do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionSelection {
-    /// `"resume"`, `"fresh"` or `"queue"`.
+    /// `resume` the session, start `fresh`, or `queue` behind a session running
+    /// in the repository.
     pub action: &'static str,
-    /// The session to resume; `None` unless resuming.
+    /// The session to resume; absent unless `action` is `resume`.
     pub session_id: Option<String>,
     /// Why, in the reference's words.
     pub reason: String,
-    /// Every candidate's score, best first; `None` when nothing was scored.
+    /// Every candidate's score, best first; absent when no scoring was done (a
+    /// label, a running session, no own sessions).
     pub scores: Option<Vec<SessionScore>>,
 }
 

@@ -28,7 +28,7 @@ pub struct ScoreFactors {
     pub task_relevance: f64,
     /// 0–0.15: less for over 500 messages, over 5 MB, over a week old.
     pub session_health: f64,
-    /// 0–0.15: less for compactions, budget used over 30 % and over 4000
+    /// 0–0.15: less for compactions, budget used over 30 %, and over 4000
     /// tokens per message.
     pub context_capacity: f64,
 }
@@ -42,9 +42,10 @@ pub struct SessionScore {
     pub score: f64,
     /// The five factors (all 0 when a hard ceiling applies).
     pub factors: ScoreFactors,
-    /// `"resume"` or `"fresh"`, against the caller's threshold.
+    /// `resume` when `score` reaches the caller's threshold, else `fresh`.
     pub recommendation: &'static str,
-    /// The reference's human-readable explanation.
+    /// The reference's human-readable explanation, e.g. `Resume (score: 0.72) —
+    /// same branch, …`.
     pub reason: String,
 }
 
