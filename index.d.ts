@@ -102,21 +102,24 @@ export declare function classifyResumeFailure(input: ResumeFailureInput): Resume
 export interface ClaudeCodeSessionEntry {
   /** The Claude Code session OpenClaw resumes under this key. */
   sessionId: string
-  /** When the entry was first saved (ISO-8601 string). */
+  /** When the entry was first saved (ISO-8601 string; `""` when missing). */
   createdAt: string
-  /** When the session was last saved or resumed (ISO-8601 string). */
+  /**
+   * When the session was last saved or resumed (ISO-8601 string; `""` when
+   * missing).
+   */
   lastResumedAt: string
-  /** Cost in USD summed over the runs recorded. */
+  /** Cost in USD summed over the runs recorded (0 when missing). */
   totalCostUsd: number
-  /** Turns summed over the runs recorded. */
+  /** Turns summed over the runs recorded (0 when missing). */
   totalTurns: number
   /** Who started the session; absent in entries written without it. */
   triggeredBy?: ClaudeCodeTriggeredBy
   /** The tasks run in the session, oldest first. */
   taskHistory: Array<ClaudeCodeTaskHistoryEntry>
   /**
-   * The label of a labelled session (its key is `repoPath::label`);
-   * absent otherwise.
+   * The label of a labelled session (its key is `repoPath::label`); absent
+   * otherwise.
    */
   label?: string
 }
@@ -128,13 +131,16 @@ export interface ClaudeCodeSessionEntry {
 export interface ClaudeCodeSessionRow {
   /** The Claude Code session OpenClaw resumes under this key. */
   sessionId: string
-  /** When the entry was first saved (ISO-8601 string). */
+  /** When the entry was first saved (ISO-8601 string; `""` when missing). */
   createdAt: string
-  /** When the session was last saved or resumed (ISO-8601 string). */
+  /**
+   * When the session was last saved or resumed (ISO-8601 string; `""` when
+   * missing).
+   */
   lastResumedAt: string
-  /** Cost in USD summed over the runs recorded. */
+  /** Cost in USD summed over the runs recorded (0 when missing). */
   totalCostUsd: number
-  /** Turns summed over the runs recorded. */
+  /** Turns summed over the runs recorded (0 when missing). */
   totalTurns: number
   /** Who started the session; absent in entries written without it. */
   triggeredBy?: ClaudeCodeTriggeredBy
@@ -150,7 +156,10 @@ export interface ClaudeCodeSessionRow {
 
 /** One task OpenClaw ran in a session (a `taskHistory` item of the registry). */
 export interface ClaudeCodeTaskHistoryEntry {
-  /** When the task was recorded (ISO-8601 string); `""` when the file has none. */
+  /**
+   * When the task was recorded (ISO-8601 string); `""` when the file has
+   * none.
+   */
   at: string
   /** The task text as `saveSession` was given it. */
   task: string
@@ -275,8 +284,8 @@ export interface ContextPressure {
    */
   contextWindow: number
   /**
-   * `WARNING` from `threshold` percent, `CRITICAL` from halfway between
-   * the threshold and 100, else `OK`.
+   * `WARNING` from `threshold` percent, `CRITICAL` from halfway between the
+   * threshold and 100, else `OK`.
    */
   level: "OK" | "WARNING" | "CRITICAL"
   /** The one-line form a wake message shows, e.g. `"context: 72% [WARNING]"`. */
@@ -377,7 +386,7 @@ export interface DiscoveredSession {
   source: "openclaw" | "native-only"
   /**
    * The repository path given to `discoverSessions`, made absolute and
-   * normalised as Node's `path.resolve` does.
+   * normalised as Node's `path.resolve` does (no symlinks resolved).
    */
   repoPath: string
   /**
@@ -388,22 +397,22 @@ export interface DiscoveredSession {
   /** First real prompt, at most 200 UTF-16 units, or "(no message)". */
   firstMessage: string
   /**
-   * The transcript's modification time (a JS `Date`); for a registry
-   * session, the later of that and the registry's `lastResumedAt`; the
-   * epoch when neither is known.
+   * The transcript's modification time; for a registry session, the later of
+   * that and the registry's `lastResumedAt`; the epoch when neither is
+   * known.
    */
   lastModified: Date
   /**
-   * Non-blank lines of the transcript (the reference's measure); 0 when
-   * the transcript was not found.
+   * Non-blank lines of the main transcript (the reference's measure); 0 when
+   * it was not found.
    */
   messageCount: number
   /** Size of the main transcript in bytes; 0 when it was not found. */
   fileSizeBytes: number
   /**
    * A Claude Code process runs the session now (its liveness record in
-   * `<config>/sessions/`, with the process alive and started when the
-   * record says), or the host said so (`runningSessionIds`, `repoBusy`).
+   * `<config>/sessions/`, with the process alive and started when the record
+   * says), or the host said so (`runningSessionIds`, `repoBusy`).
    */
   isRunning: boolean
   /**
@@ -439,23 +448,22 @@ export interface DiscoveredSession {
    */
   contextTokens: number
   /**
-   * Models the session's responses came from, its subagents' included,
-   * in order of first use (`<synthetic>` never).
+   * Models the session's responses came from, its subagents' included, in
+   * order of first use (`<synthetic>` never).
    */
   models: Array<string>
   /** Subagent transcripts folded into this session. */
   subagentCount: number
   /**
-   * Prompts a person or host typed on the main conversation: not the
-   * prompts the CLI generated (task notifications, compaction summaries,
-   * meta lines, local commands and their output); a fork's copied
-   * history included.
+   * Prompts a person or host typed on the main conversation: not the prompts
+   * the CLI generated (task notifications, compaction summaries, meta lines,
+   * local commands and their output); a fork's copied history included.
    */
   promptCount: number
   /**
-   * API responses of the main conversation, each counted once however
-   * many transcript lines it spans; a fork's copied history included,
-   * compaction calls and subagents' responses not.
+   * API responses of the main conversation, each counted once however many
+   * transcript lines it spans; a fork's copied history included, compaction
+   * calls and subagents' responses not.
    */
   responseCount: number
   /** Files the session's tool calls named, most recent last (at most 64). */
@@ -466,17 +474,17 @@ export interface DiscoveredSession {
    */
   agentId?: string
   /**
-   * US dollars. A session OpenClaw spawned: what its registry recorded.
-   * Any other: the CLI's own figure from its last `cost-state` (for a
-   * fork, beyond what it inherited); absent where the transcript has
-   * none, or where the CLI had no price for a model it used.
+   * US dollars. A session OpenClaw spawned: what its registry recorded. Any
+   * other: the CLI's own figure from its last `cost-state` (for a fork,
+   * beyond what it inherited); absent where the transcript has none, or
+   * where the CLI had no price for a model it used.
    */
   totalCostUsd?: number
   /** Turns the registry recorded; absent for `native-only` sessions. */
   totalTurns?: number
   /**
-   * The last task of the registry's task history; absent for
-   * `native-only` sessions and for a registry entry without tasks.
+   * The last task of the registry's task history; absent for `native-only`
+   * sessions and for a registry entry without tasks.
    */
   lastTask?: string
   /** The registry label of a labelled session; absent otherwise. */
@@ -487,46 +495,49 @@ export interface DiscoveredSession {
    */
   slug?: string
   /**
-   * The agent id of the `[openclaw:agent=<id>]` marker that opens the
-   * first real prompt (an OpenClaw spawn); absent when it has none.
+   * The agent id of the `[openclaw:agent=<id>]` marker that opens the first
+   * real prompt (an OpenClaw spawn); absent when it has none.
    */
   originMarker?: string
   /**
-   * Never set by discovery (as in the reference); `selectSession` reads
-   * it as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
+   * Never set by discovery (as in the reference); `selectSession` reads it
+   * as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
    */
   budgetUsedPct?: number
   /**
-   * Directory the session was started in, as recorded in the transcript;
-   * absent when no line records one.
+   * Directory the session was started in: the first `cwd` the transcript
+   * records; absent when no line records one.
    */
   cwd?: string
   /**
-   * Time of the transcript's earliest timestamped line (a JS `Date`);
-   * absent when no line has a timestamp.
+   * Time of the transcript's earliest timestamped line; absent when no line
+   * has a timestamp.
    */
   firstActivity?: Date
   /**
-   * Time of the transcript's latest timestamped line (a JS `Date`);
-   * absent when no line has a timestamp.
+   * Time of the transcript's latest timestamped line; absent when no line
+   * has a timestamp.
    */
   lastActivity?: Date
-  /** The last real prompt, at most 200 UTF-16 units; absent when there is none. */
+  /**
+   * The last real prompt, at most 200 UTF-16 units; absent when there is
+   * none.
+   */
   lastUserMessage?: string
   /** Path of the main transcript, when it was found. */
   transcriptPath?: string
   /**
-   * Tokens the context window of the session's model holds (the model
-   * of its last main-chain response): 1000000 for today's models such
-   * as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
-   * the `contextWindows` option says. Absent before the first response.
+   * Tokens the context window of the session's model holds (the model of its
+   * last main-chain response): 1000000 for today's models such as
+   * `claude-opus-5-5`, 200000 for older ones and unknown ids, or as the
+   * `contextWindows` option says. Absent before the first response.
    */
   contextWindow?: number
   /**
-   * How the session was started, as its transcript records it: `cli`
-   * (a terminal), `sdk-cli` (`claude -p`), `sdk-ts` (the SDK, ACP
-   * adapters), or an editor's kind. Absent where no line names it
-   * (Claude Code before 2.1).
+   * How the session was started, as its transcript records it: `cli` (a
+   * terminal), `sdk-cli` (`claude -p`), `sdk-ts` (the SDK, ACP adapters), or
+   * an editor's kind. Absent where no line names it (Claude Code before
+   * 2.1).
    */
   entrypoint?: string
   /**
@@ -535,8 +546,8 @@ export interface DiscoveredSession {
    */
   version?: string
   /**
-   * `true` when the session is archived in Claude Desktop (such sessions
-   * are listed after all others); absent otherwise.
+   * Archived in Claude Desktop (such sessions are listed after all others);
+   * in JavaScript `true`, or absent when not archived.
    */
   archived?: boolean
 }
@@ -546,22 +557,24 @@ export interface DiscoveredSession {
  * `assessTaskRelevance`, `keywordFallback`, `scoreSession`,
  * `sessionListToolPayload`, `projectStatusToolPayload`): a
  * `DiscoveredSession`, or an object built to the reference's
- * `DiscoveredSession` type. The fields those functions compute with and
- * the reference requires are required; every other field may be absent,
- * with the meaning its doc gives.
+ * `DiscoveredSession` type. Only the session's id, branch, first message,
+ * last change and `messageCount` are required; every other field may be
+ * absent, with the meaning its doc gives (the size, token and compaction
+ * counts: 0).
  */
 export interface DiscoveredSessionInput {
   /** Claude Code's session id (the transcript's file name without `.jsonl`). */
   sessionId: string
   /**
    * `openclaw` when an OpenClaw registry lists the session, `native-only`
-   * when only Claude Code's own folders hold it. Left out: `openclaw`
-   * when `agentId` is given, else `native-only`.
+   * when only Claude Code's own folders hold it. Left out: `openclaw` when
+   * `agentId` is given, else `native-only`.
    */
   source?: "openclaw" | "native-only"
   /**
    * The repository path given to `discoverSessions`, made absolute and
-   * normalised as Node's `path.resolve` does. Not read.
+   * normalised as Node's `path.resolve` does (no symlinks resolved). Not
+   * read.
    */
   repoPath?: string
   /**
@@ -572,60 +585,60 @@ export interface DiscoveredSessionInput {
   /** First real prompt, at most 200 UTF-16 units, or "(no message)". */
   firstMessage: string
   /**
-   * The transcript's modification time (a JS `Date`); for a registry
-   * session, the later of that and the registry's `lastResumedAt`; the
-   * epoch when neither is known.
+   * The transcript's modification time; for a registry session, the later of
+   * that and the registry's `lastResumedAt`; the epoch when neither is
+   * known.
    */
   lastModified: Date
   /**
-   * Non-blank lines of the transcript (the reference's measure); 0 when
-   * the transcript was not found.
+   * Non-blank lines of the main transcript (the reference's measure); 0 when
+   * it was not found.
    */
   messageCount: number
   /** Size of the main transcript in bytes; 0 when it was not found. */
-  fileSizeBytes: number
+  fileSizeBytes?: number
   /**
    * A Claude Code process runs the session now (its liveness record in
-   * `<config>/sessions/`, with the process alive and started when the
-   * record says), or the host said so (`runningSessionIds`, `repoBusy`).
-   * Left out: `false`.
+   * `<config>/sessions/`, with the process alive and started when the record
+   * says), or the host said so (`runningSessionIds`, `repoBusy`). Left out:
+   * `false`.
    */
   isRunning?: boolean
   /**
    * Input tokens the API billed under the session's id: the CLI's own
    * accounting (its last `cost-state`: compaction calls and subagents
-   * included; for a fork, beyond what it inherited) where the transcript
-   * has it, else its responses deduplicated (subagents included, a
-   * fork's copied responses not).
+   * included; for a fork, beyond what it inherited) where the transcript has
+   * it, else its responses deduplicated (subagents included, a fork's copied
+   * responses not).
    */
-  totalInputTokens: number
+  totalInputTokens?: number
   /**
-   * Output tokens, counted as `totalInputTokens` (largest count per
-   * response where read from the responses).
+   * Output tokens, counted as `totalInputTokens` (largest count per response
+   * where read from the responses).
    */
-  totalOutputTokens: number
+  totalOutputTokens?: number
   /**
    * `compact_boundary` records of the main chain (automatic and manual
    * compactions).
    */
-  compactionCount: number
+  compactionCount?: number
   /**
    * The OpenClaw agent whose registry lists the session; absent for
    * `native-only` sessions.
    */
   agentId?: string
   /**
-   * US dollars. A session OpenClaw spawned: what its registry recorded.
-   * Any other: the CLI's own figure from its last `cost-state` (for a
-   * fork, beyond what it inherited); absent where the transcript has
-   * none, or where the CLI had no price for a model it used.
+   * US dollars. A session OpenClaw spawned: what its registry recorded. Any
+   * other: the CLI's own figure from its last `cost-state` (for a fork,
+   * beyond what it inherited); absent where the transcript has none, or
+   * where the CLI had no price for a model it used.
    */
   totalCostUsd?: number
   /** Turns the registry recorded; absent for `native-only` sessions. */
   totalTurns?: number
   /**
-   * The last task of the registry's task history; absent for
-   * `native-only` sessions and for a registry entry without tasks.
+   * The last task of the registry's task history; absent for `native-only`
+   * sessions and for a registry entry without tasks.
    */
   lastTask?: string
   /** The registry label of a labelled session; absent otherwise. */
@@ -636,13 +649,13 @@ export interface DiscoveredSessionInput {
    */
   slug?: string
   /**
-   * The agent id of the `[openclaw:agent=<id>]` marker that opens the
-   * first real prompt (an OpenClaw spawn); absent when it has none.
+   * The agent id of the `[openclaw:agent=<id>]` marker that opens the first
+   * real prompt (an OpenClaw spawn); absent when it has none.
    */
   originMarker?: string
   /**
-   * Never set by discovery (as in the reference); `selectSession` reads
-   * it as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
+   * Never set by discovery (as in the reference); `selectSession` reads it
+   * as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
    */
   budgetUsedPct?: number
   /**
@@ -653,8 +666,8 @@ export interface DiscoveredSessionInput {
   title?: string
   /**
    * The last real prompt, at most 200 UTF-16 units; absent when there is
-   * none. Left out: the project status payload's `lastTask` falls back
-   * to `firstMessage`.
+   * none. Left out: the project status payload's `lastTask` falls back to
+   * `firstMessage`.
    */
   lastUserMessage?: string
   /**
@@ -663,27 +676,25 @@ export interface DiscoveredSessionInput {
    */
   filesTouched?: Array<string>
   /**
-   * Prompts a person or host typed on the main conversation: not the
-   * prompts the CLI generated (task notifications, compaction summaries,
-   * meta lines, local commands and their output); a fork's copied
-   * history included. Left out (or `responseCount` left out): selection
-   * reads the conversation's length from `messageCount`, as the
-   * reference did.
+   * Prompts a person or host typed on the main conversation: not the prompts
+   * the CLI generated (task notifications, compaction summaries, meta lines,
+   * local commands and their output); a fork's copied history included. Left
+   * out (or `responseCount` left out): selection reads the conversation's
+   * length from `messageCount`, as the reference did.
    */
   promptCount?: number
   /**
-   * API responses of the main conversation, each counted once however
-   * many transcript lines it spans; a fork's copied history included,
-   * compaction calls and subagents' responses not. Left out: see
-   * `promptCount`.
+   * API responses of the main conversation, each counted once however many
+   * transcript lines it spans; a fork's copied history included, compaction
+   * calls and subagents' responses not. Left out: see `promptCount`.
    */
   responseCount?: number
   /**
-   * Tokens the context window of the session's model holds (the model
-   * of its last main-chain response): 1000000 for today's models such
-   * as `claude-opus-5-5`, 200000 for older ones and unknown ids, or as
-   * the `contextWindows` option says. Absent before the first response.
-   * Left out: 200000.
+   * Tokens the context window of the session's model holds (the model of its
+   * last main-chain response): 1000000 for today's models such as
+   * `claude-opus-5-5`, 200000 for older ones and unknown ids, or as the
+   * `contextWindows` option says. Absent before the first response. Left
+   * out: 200000.
    */
   contextWindow?: number
 }
@@ -693,11 +704,15 @@ export interface DiscoveredSessionInput {
  * each one here defaults to what the reference does.
  */
 export interface DiscoverOptions {
-  /** Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+  /**
+   * Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else
+   * `~/.claude`.
+   */
   claudeConfigDir?: string
   /**
    * OpenClaw's state root holding the registries. Default: OpenClaw's own
-   * resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy `~/.clawdbot`).
+   * resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy
+   * `~/.clawdbot`).
    */
   registryRoot?: string
   /**
@@ -712,22 +727,22 @@ export interface DiscoverOptions {
    */
   repoBusy?: boolean
   /**
-   * Keep what was read of each transcript in a cache file, so that a
-   * fresh process reads only what changed (default true; also off with
-   * `OPENCLAW_SESSION_INTEL_CACHE=off`; the folder is
-   * `$OPENCLAW_SESSION_INTEL_CACHE_DIR`, else the user's cache folder).
+   * Keep what was read of each transcript in a cache file, so that a fresh
+   * process reads only what changed: in `$OPENCLAW_SESSION_INTEL_CACHE_DIR`,
+   * else the user's cache folder, unless `OPENCLAW_SESSION_INTEL_CACHE=off`.
+   * The addon keeps it unless this is `false`.
    */
   persistentCache?: boolean
   /**
-   * Context windows (tokens) by model id, for models the built-in table
-   * does not know or knows otherwise (a gateway's own ids, say); see
+   * Context windows (tokens) by model id, for models the built-in table does
+   * not know or knows otherwise (a gateway's own ids, say); see
    * `contextWindow` of a session.
    */
   contextWindows?: Record<string, number>
   /**
    * Claude Desktop's folder of session metadata
-   * (`<dir>/<account>/<workspace>/local_*.json`), whose titles and
-   * archived flags discovery reports. Default: `~/Library/Application
+   * (`<dir>/<account>/<workspace>/local_*.json`), whose titles and archived
+   * flags discovery reports. Default: `~/Library/Application
    * Support/Claude/claude-code-sessions` on macOS,
    * `%APPDATA%\Claude\claude-code-sessions` on Windows, none elsewhere.
    */
@@ -799,7 +814,10 @@ export interface EditResult {
   dryRun: boolean
   /** The edit changed the transcript (or would have, for a dry run). */
   changed: boolean
-  /** Lines another writer appended during the edit, carried over. */
+  /**
+   * Lines another writer appended during the edit, carried over (JSONL
+   * store).
+   */
   appendedLinesKept: number
   /** What the edit did, in counts. */
   statistics: EditStatistics
@@ -955,7 +973,7 @@ export interface HandoffContextSource {
 export interface HandoffMessage {
   /** Line of the transcript (0-based; the header is line 0). */
   index: number
-  /** Who wrote it. */
+  /** Who wrote it: `user` or `assistant`. */
   role: 'user' | 'assistant'
   /** The message's text blocks, joined by blank lines. */
   text: string
@@ -1009,9 +1027,9 @@ export interface HandoffStatus {
    * unreadable).
    */
   transcriptIntact: boolean | null
-  /** Snapshots kept in the handoff directory. */
+  /** Snapshots kept in the handoff directory (`snapshots/`). */
   snapshotCount: number
-  /** Daily pattern files kept in the handoff directory. */
+  /** Daily pattern files kept in the handoff directory (`patterns/`). */
   patternFileCount: number
 }
 
@@ -1026,8 +1044,8 @@ export interface HandoffSummary {
   /** What was decided (derived: decision patterns). */
   decisions: Array<string>
   /**
-   * What to do next (derived: the assistant's last announced action, or
-   * the unanswered request); `""` when nothing says.
+   * What to do next (derived: the assistant's last announced action, or the
+   * unanswered request); `""` when nothing says.
    */
   nextStep: string
 }
@@ -1081,8 +1099,8 @@ export interface HookSettings {
   autocompact_pct?: number
   /**
    * `async` (default): the hook wakes the agent and returns at once;
-   * `bidirectional`: it waits for the agent's answer and hands it back
-   * to Claude Code.
+   * `bidirectional`: it waits for the agent's answer and hands it back to
+   * Claude Code.
    */
   hook_mode: "async" | "bidirectional"
 }
@@ -1118,25 +1136,28 @@ export interface JsonlHeader {
    * (the reference reads the first one instead).
    */
   gitBranch?: string
-  /** The first real prompt, at most 200 UTF-16 units; absent when there is none. */
+  /**
+   * The first real prompt, at most 200 UTF-16 units; absent when there is
+   * none.
+   */
   firstUserMessage?: string
   /** The last session nickname (`slug`); absent when there is none. */
   slug?: string
   /**
-   * The last Claude Code version that wrote to the file; absent when no
-   * line names one.
+   * The last Claude Code version that wrote to the file; absent when no line
+   * names one.
    */
   version?: string
   /** Non-blank lines, parsable or not. */
   lineCount: number
   /**
-   * The agent id of the `[openclaw:agent=<id>]` marker that opens the
-   * first real prompt; absent when it has none.
+   * The agent id of the `[openclaw:agent=<id>]` marker that opens the first
+   * real prompt; absent when it has none.
    */
   originMarker?: string
   /**
-   * Input tokens, each API response counted once (cache reads and writes
-   * not included).
+   * Input tokens, each API response counted once (cache reads and writes not
+   * included).
    */
   totalInputTokens: number
   /** Output tokens, each API response counted once with its largest count. */
@@ -1189,7 +1210,10 @@ export declare function parseOriginMarker(text: string): Record<string, string> 
 export interface PatternNote {
   /** Stable for one message and type: capturing twice gives the same id. */
   id: string
-  /** What kind of pattern the message shows. */
+  /**
+   * What kind of pattern the message shows: `blocker`, `decision`,
+   * `insight`, `accomplishment`, `scope_creep` or `task_created`.
+   */
   type: 'blocker' | 'decision' | 'insight' | 'accomplishment' | 'scope_creep' | 'task_created'
   /** The sentence that showed it, at most 200 characters. */
   content: string
@@ -1200,8 +1224,8 @@ export interface PatternNote {
   /** Line of the transcript the message is on. */
   sourceMessageIndex: number
   /**
-   * Blockers: whether a later message of the window reports a fix;
-   * absent (or null) for other types.
+   * Blockers: whether a later message of the window reports an
+   * accomplishment; absent (or null) for other types.
    */
   resolved?: boolean
 }
@@ -1211,9 +1235,15 @@ export interface PatternNote {
  * NaN messages keep all of them, -n drops the first n).
  */
 export interface PeekOptions {
-  /** How many messages to keep, newest last (default 6). */
+  /**
+   * How many messages to keep, newest last (default 6; 0 or NaN: all; -n:
+   * all but the first n).
+   */
   maxMessages?: number
-  /** Character budget in UTF-16 units (default 4000). */
+  /**
+   * Character budget in UTF-16 units (default 4000; 0 or below: nothing;
+   * NaN: no cut).
+   */
   maxChars?: number
 }
 
@@ -1229,8 +1259,8 @@ export interface PinResult {
   pinned: boolean
   /**
    * `pinned`, `empty_session_id` (a good pin is never overwritten by
-   * nothing), `retired`, or `no_transcript` (the session has not persisted
-   * a turn yet, so `--resume` could not find it).
+   * nothing), `retired`, or `no_transcript` (the session has not persisted a
+   * turn yet, so `--resume` could not find it).
    */
   reason: string
 }
@@ -1311,21 +1341,27 @@ export interface PreflightOptions {
    * (default), `"warn"` or `"off"`.
    */
   missingResume?: 'block' | 'warn' | 'off'
-  /** Resume a resumable session picked for the task (default true). */
+  /**
+   * Set `resumeSessionId` to a resumable session picked for the task
+   * (default true).
+   */
   continuationResume?: boolean
   /** Describe an earlier relevant session in the briefing (default true). */
   continuationContext?: boolean
-  /** Score a session must reach to be picked (default 0.6). */
+  /** Score a session must reach to be picked (default 0.6, the selection's). */
   resumeThreshold?: number
   /** Spawns of this gateway still in flight. */
   inFlight?: Array<InFlightSpawn>
   /**
-   * Sessions the host can still resume for the requester; one is
-   * resumed, and its live process does not make the repository busy,
-   * only while its transcript shows it idle (its last turn ended).
+   * Sessions the host can still resume for the requester; one is resumed,
+   * and its live process does not make the repository busy, only while its
+   * transcript shows it idle (its last turn ended).
    */
   resumable?: Array<ResumableSession>
-  /** Claude Code sessions the host reported ended. */
+  /**
+   * Claude Code sessions the host reported ended: their last writes are not
+   * a sign of a session running now.
+   */
   finishedSessionIds?: Array<string>
   /**
    * A transcript written this many milliseconds ago or less counts as a
@@ -1341,9 +1377,15 @@ export interface PreflightOptions {
    * on in the background and speeds up the next call.
    */
   statusBudgetMs?: number
-  /** The spawn's nonce for the origin marker (default: a fresh one). */
+  /**
+   * The spawn's nonce, put in the origin marker; a briefing needs one (the
+   * addon draws a fresh one when none is given).
+   */
   nonce?: string
-  /** Keep session scans in a cache file between processes (default true). */
+  /**
+   * Keep session scans in a cache file between processes (the addon does
+   * unless this is `false`).
+   */
   persistentCache?: boolean
 }
 
@@ -1355,7 +1397,10 @@ export interface PreflightResult {
   block: boolean
   /** The block reason the model reads, else a one-line summary. */
   reason: string
-  /** The guard that blocked or warned. */
+  /**
+   * The guard that blocked or warned (`missingCwd`, `invalidCwd`, `busy`,
+   * `missingResume`), if any.
+   */
   guard?: 'missingCwd' | 'invalidCwd' | 'busy' | 'missingResume'
   /** The parameters to patch (absent when the spawn is left as asked). */
   params?: SpawnParamsPatch
@@ -1400,7 +1445,7 @@ export interface ProjectCheck {
 export interface ProjectCommit {
   /** Abbreviated as `git log --format=%h` does. */
   sha: string
-  /** Subject line, `|` and all. */
+  /** Subject line (`%s`), `|` and all. */
   message: string
   /** Author name (`%an`). */
   author: string
@@ -1432,7 +1477,10 @@ export interface ProjectGit {
    * detached.
    */
   currentBranch: string
-  /** HEAD's commit id, abbreviated as `git log --format=%h` does. */
+  /**
+   * HEAD's commit id, abbreviated as `git log --format=%h` does (`""`
+   * without a commit).
+   */
   headCommitSha: string
   /** HEAD's subject line (`%s`). */
   headCommitMessage: string
@@ -1484,7 +1532,10 @@ export interface ProjectGitInput {
    * detached.
    */
   currentBranch: string
-  /** HEAD's commit id, abbreviated as `git log --format=%h` does. */
+  /**
+   * HEAD's commit id, abbreviated as `git log --format=%h` does (`""`
+   * without a commit).
+   */
   headCommitSha?: string
   /** HEAD's subject line (`%s`). */
   headCommitMessage?: string
@@ -1523,8 +1574,8 @@ export interface ProjectRepo {
   /** The last component of `path` (the reference's `basename`). */
   name: string
   /**
-   * Whether the path is inside a git repository. The reference only
-   * checks for a `.git` entry in the path itself.
+   * Whether the path is inside a git repository. The reference only checks
+   * for a `.git` entry in the path itself.
    */
   isGitRepo: boolean
 }
@@ -1661,7 +1712,10 @@ export interface ProjectStatusToolPayload {
   branch: string
   /** `"abc1234 — subject"`, or `""` without a commit. */
   headCommit: string
-  /** `git status --short` lines with a working-tree change (untracked included). */
+  /**
+   * `git status --short` lines with a working-tree change (untracked
+   * included).
+   */
   uncommittedChanges: Array<string>
   /** `git status --short` lines with a staged change. */
   stagedChanges: Array<string>
@@ -1675,7 +1729,7 @@ export interface ProjectStatusToolPayload {
   recentSessions: Array<ToolBriefSession>
   /** Which guidance documents exist. */
   docs: ToolDocs
-  /** Open pull requests; empty when `gh` gave none. */
+  /** Open pull requests, status in lower case; empty when `gh` gave none. */
   openPrs: Array<ToolPullRequest>
 }
 
@@ -1762,7 +1816,10 @@ export interface RestoreResult {
   path: string
   /** The backup the transcript was restored from. */
   restoredFrom: string
-  /** What the restore replaced, kept as the newest backup (restore again to undo). */
+  /**
+   * What the restore replaced, kept as the newest backup (restore again to
+   * undo).
+   */
   replacedBackup: string
 }
 
@@ -1770,7 +1827,7 @@ export interface RestoreResult {
 export interface ResumableSession {
   /** The Claude Code session id. */
   claudeSessionId: string
-  /** The folder it runs in. */
+  /** The folder it runs in (its repository root or cwd). */
   cwd: string
   /** OpenClaw's child session key, when known. */
   childSessionKey?: string
@@ -1784,14 +1841,17 @@ export interface ResumeDecision {
   sessionId?: string
   /**
    * `resume`, or the failed guard: `no_capability`, `force_fresh`,
-   * `no_prior_turn`, `no_pin`, `agent_switched`, `retired`,
-   * `epoch_changed`, `workdir_changed`, `runtime_changed`,
-   * `model_changed`, `transcript_gone`.
+   * `no_prior_turn`, `no_pin`, `agent_switched`, `retired`, `epoch_changed`,
+   * `workdir_changed`, `runtime_changed`, `model_changed`,
+   * `transcript_gone`.
    */
   reason: string
   /** `["--resume", sessionId]` when resuming, else `[]`: pass as is. */
   cliArgs: Array<string>
-  /** Send only the new prompt. Always equal to `resume`. */
+  /**
+   * Send only the new prompt (the session holds the rest). Always equal to
+   * `resume`.
+   */
   skipTranscript: boolean
 }
 
@@ -1837,9 +1897,15 @@ export interface ResumeDecisionOptions {
 export interface ResumeFailure {
   /** The resume itself was refused, or the history cannot be replayed. */
   rejected: boolean
-  /** Retry once as a fresh session (only when no tool ran). */
+  /**
+   * Retry this turn once as a fresh session: only when rejected and no tool
+   * ran (a retry reuses the work dir and has no idempotency key).
+   */
   retryFresh: boolean
-  /** Pass to `retireSession`. */
+  /**
+   * The id to retire so that no later decision hands it out again: pass it
+   * to `retireSession`.
+   */
   retireSessionId?: string
   /**
    * `resume_rejected`, `session_mismatch`, `failed_before_api`,
@@ -1858,8 +1924,9 @@ export interface ResumeFailureInput {
   /** The tail of stderr, if any. */
   stderr?: string
   /**
-   * The process exit code; absent when not known. Any value but 0
-   * (NaN included) is a failed run.
+   * The process exit code, as the host's JavaScript holds it; absent when
+   * not known. The run failed when it is given and is not 0 (as `code !== 0`
+   * reads it, so NaN is a failure, never a success).
    */
   exitCode?: number
 }
@@ -1889,8 +1956,8 @@ export interface SaveSessionMeta {
   /** The task run: appended to `taskHistory` unless absent or empty. */
   task?: string
   /**
-   * What the run cost in USD: added to `totalCostUsd` and recorded with
-   * the task. Absent or not finite: 0.
+   * What the run cost in USD: added to `totalCostUsd` and recorded with the
+   * task. Absent or not finite: 0.
    */
   costUsd?: number
   /** Saves under `repoPath::label` instead of `repoPath`. */
@@ -1955,15 +2022,15 @@ export interface SessionListToolPayload {
 export interface SessionScore {
   /** The session scored. */
   sessionId: string
-  /** The sum of the factors, floored at 0. */
+  /** The sum of the factors, floored at 0 (0 when a hard ceiling applies). */
   score: number
-  /** The five factors. */
+  /** The five factors (all 0 when a hard ceiling applies). */
   factors: ScoreFactors
-  /** `resume` when `score` reaches the threshold, else `fresh`. */
+  /** `resume` when `score` reaches the caller's threshold, else `fresh`. */
   recommendation: "resume" | "fresh"
   /**
-   * The reference's human-readable explanation, e.g. `Resume (score:
-   * 0.72) — same branch, …`.
+   * The reference's human-readable explanation, e.g. `Resume (score: 0.72) —
+   * same branch, …`.
    */
   reason: string
 }
@@ -1971,8 +2038,8 @@ export interface SessionScore {
 /** What to do about a new task. */
 export interface SessionSelection {
   /**
-   * `resume` the session, start `fresh`, or `queue` behind a session
-   * running in the repository.
+   * `resume` the session, start `fresh`, or `queue` behind a session running
+   * in the repository.
    */
   action: "resume" | "fresh" | "queue"
   /** The session to resume; absent unless `action` is `resume`. */
@@ -1980,8 +2047,8 @@ export interface SessionSelection {
   /** Why, in the reference's words. */
   reason: string
   /**
-   * Every candidate's score, best first; absent when no scoring was done
-   * (a label, a running session, no own sessions).
+   * Every candidate's score, best first; absent when no scoring was done (a
+   * label, a running session, no own sessions).
    */
   scores?: Array<SessionScore>
 }
@@ -2044,8 +2111,8 @@ export interface SessionState {
   /** The session this state was captured from. */
   previousSessionId: string | null
   /**
-   * When this session was first captured (ISO-8601 string); kept by
-   * later captures of the same session.
+   * When this session was first captured (ISO-8601 string); kept by later
+   * captures of the same session.
    */
   createdAt: string
   /** When it was last captured (ISO-8601 string). */
@@ -2057,7 +2124,7 @@ export interface SessionState {
   expiresAt: string
   /** The project the work belongs to (default `general`). */
   project: string
-  /** The agent's working mode when captured. */
+  /** The agent's working mode when captured: `work`, `chat` or `deep`. */
   mode: 'work' | 'chat' | 'deep'
   /** Patterns of the captured messages, oldest first. */
   patterns: Array<PatternNote>
@@ -2075,7 +2142,7 @@ export interface SessionState {
   trigger: string
   /** The transcript read: its JSONL file, or the agent database. */
   transcriptFile: string
-  /** The store it was read from. */
+  /** The store it was read from: `jsonl` or `sqlite`. */
   transcriptStore: 'jsonl' | 'sqlite'
   /** Bytes of the transcript `transcriptHash` covers. */
   transcriptBytes: number
@@ -2085,8 +2152,8 @@ export interface SessionState {
    */
   summarySource: 'model' | 'derived'
   /**
-   * Why the callback's summary was not used (slow, failed, malformed);
-   * null when it was used or there was no callback.
+   * Why the callback's summary was not used (slow, failed, malformed); null
+   * when it was used or there was no callback.
    */
   summaryError: string | null
 }
@@ -2115,39 +2182,45 @@ export interface SpawnParamsPatch {
  * `<stateRoot>/agents/<agentId>/claude-code-spawns.json`.
  */
 export interface SpawnRecord {
-  /** The spawn's nonce (`PreflightResult.nonce`). */
+  /**
+   * The spawn's nonce, unique per spawn (`PreflightResult.nonce`, the
+   * `spawn=` marker pair).
+   */
   nonce: string
-  /** The Claude Code session id, once known. */
+  /** The Claude Code session id (the transcript's file name), once known. */
   claudeSessionId?: string
-  /** OpenClaw's child session key. */
+  /** OpenClaw's key of the ACP child session (`agent:claude:acp:<uuid>`). */
   childSessionKey?: string
-  /** The requester's session key. */
+  /** The session key of the agent that called `sessions_spawn`. */
   requesterSessionKey?: string
-  /** The requesting agent. */
+  /** The agent that called `sessions_spawn` (the file's agent). */
   agentId?: string
-  /** The task as the model gave it. */
+  /** The task as the model gave it (without the briefing). */
   task?: string
-  /** The spawn's label. */
+  /** The spawn's `label`. */
   label?: string
-  /** The spawn's cwd. */
+  /** The `cwd` Claude Code was started in. */
   cwd?: string
-  /** The repository root of cwd. */
+  /** The repository root of `cwd` (the work tree root, else `cwd`). */
   repoPath?: string
-  /** `"run"` or `"session"`. */
+  /** `"run"` or `"session"`, as the spawn asked. */
   mode?: string
-  /** The spawn resumed `claudeSessionId`. */
+  /** The spawn resumed this session (its `resumeSessionId`). */
   resumed?: boolean
   /**
-   * The pre-flight's decision: `brief`, `resume`, `pass`, or `failed` or
-   * `overrun` when it did not finish (the spawn went ahead with its
-   * origin marker only).
+   * What the pre-flight decided (`"brief"`, `"resume"`, `"pass"`), or
+   * `"failed"` or `"overrun"` when it did not finish and the spawn went
+   * ahead with its origin marker only.
    */
   decision?: string
-  /** When it was let through (ISO-8601). */
+  /** When the spawn was let through (ISO-8601). */
   startedAt?: string
   /** When the host reported it ended (ISO-8601). */
   endedAt?: string
-  /** How it ended (`"ok"`, `"error"`, `"timeout"`, `"killed"`, `"rejected"`, …). */
+  /**
+   * How it ended: the host's outcome (`"ok"`, `"error"`, `"timeout"`,
+   * `"killed"`), or `"rejected"` when the host refused the spawn.
+   */
   outcome?: string
 }
 
@@ -2166,7 +2239,10 @@ export interface SpawnRequest {
   label?: string
   /** The agent calling `sessions_spawn` (default `main`). */
   agentId?: string
-  /** That agent's workspace folder, named to the model as a likely `cwd`. */
+  /**
+   * That agent's workspace folder, named to the model as a likely `cwd` when
+   * none is given.
+   */
   requesterWorkspace?: string
 }
 
@@ -2271,8 +2347,8 @@ export interface ToolSession {
   /** Turns the registry recorded; absent for `native-only` sessions. */
   turns?: number
   /**
-   * The registry's last task; absent for `native-only` sessions and
-   * entries without tasks.
+   * The registry's last task; absent for `native-only` sessions and entries
+   * without tasks.
    */
   lastTask?: string
   /** The host said it runs now. */
@@ -2298,7 +2374,7 @@ export interface TranscriptInfo {
   store: "jsonl" | "sqlite"
   /** Bytes of the transcript (decoded JSON, for SQLite). */
   sizeBytes: number
-  /** Last activity (a JS `Date`): the file's mtime, or the newest event's time. */
+  /** Last activity: the file's mtime, or the newest event's time. */
   modified: Date
   /** The header's `version` (1 when it names none; 0 without a header). */
   formatVersion: number
@@ -2365,31 +2441,37 @@ export interface TranscriptSummary {
   /** Last activity: the file's mtime, or the newest event's time. */
   modified: Date
   /**
-   * Session keys whose current session this is (`sessions.json` keys,
-   * or OpenClaw's `session_nodes`).
+   * Session keys whose current session this is (`sessions.json` keys, or
+   * OpenClaw's `session_nodes`).
    */
   sessionKeys: Array<string>
-  /** The session's label in `sessions.json`; absent when it has none. */
+  /** The session's label in the session index; absent when it has none. */
   label?: string
-  /** The session's display name in `sessions.json`; absent when it has none. */
+  /**
+   * The session's display name in the session index; absent when it has
+   * none.
+   */
   displayName?: string
   /**
-   * When OpenClaw last updated the session's entry (a JS `Date`); absent
-   * when no entry names this transcript or the entry has no time.
+   * When OpenClaw last updated the session's entry; absent when no entry
+   * names this transcript or the entry has no time.
    */
   updatedAt?: Date
-  /** Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite` (2026.8 and later). */
+  /**
+   * Which store holds it: `jsonl` (OpenClaw up to 2026.7) or `sqlite`
+   * (2026.8 and later).
+   */
   store: "jsonl" | "sqlite"
   /**
-   * `available`; `cold` (moved to a cold archive by OpenClaw) or `empty`
-   * (no events): listed, but refused for editing.
+   * `available`; `cold` (moved to a cold archive by OpenClaw) or `empty` (no
+   * events): listed, but refused for editing.
    */
   availability: "available" | "cold" | "empty"
   /** SQLite: the number of events; absent for JSONL. */
   eventCount?: number
   /**
-   * SQLite: the session key its window belongs to, current or not;
-   * absent for JSONL.
+   * SQLite: the session key its window belongs to, current or not; absent
+   * for JSONL.
    */
   windowKey?: string
 }

@@ -235,9 +235,10 @@ pub struct DiscoveredSession {
 /// `assessTaskRelevance`, `keywordFallback`, `scoreSession`,
 /// `sessionListToolPayload`, `projectStatusToolPayload`): a
 /// `DiscoveredSession`, or an object built to the reference's
-/// `DiscoveredSession` type. The fields those functions compute with and
-/// the reference requires are required; every other field may be absent,
-/// with the meaning its doc gives.
+/// `DiscoveredSession` type. Only the session's id, branch, first message,
+/// last change and `messageCount` are required; every other field may be
+/// absent, with the meaning its doc gives (the size, token and compaction
+/// counts: 0).
 #[napi(object, object_to_js = false)]
 pub struct DiscoveredSessionInput {
     /// Claude Code's session id (the transcript's file name without `.jsonl`).
@@ -264,7 +265,7 @@ pub struct DiscoveredSessionInput {
     /// it was not found.
     pub message_count: f64,
     /// Size of the main transcript in bytes; 0 when it was not found.
-    pub file_size_bytes: f64,
+    pub file_size_bytes: Option<f64>,
     /// A Claude Code process runs the session now (its liveness record in
     /// `<config>/sessions/`, with the process alive and started when the record
     /// says), or the host said so (`runningSessionIds`, `repoBusy`). Left out:
@@ -275,13 +276,13 @@ pub struct DiscoveredSessionInput {
     /// included; for a fork, beyond what it inherited) where the transcript has
     /// it, else its responses deduplicated (subagents included, a fork's copied
     /// responses not).
-    pub total_input_tokens: f64,
+    pub total_input_tokens: Option<f64>,
     /// Output tokens, counted as `totalInputTokens` (largest count per response
     /// where read from the responses).
-    pub total_output_tokens: f64,
+    pub total_output_tokens: Option<f64>,
     /// `compact_boundary` records of the main chain (automatic and manual
     /// compactions).
-    pub compaction_count: f64,
+    pub compaction_count: Option<f64>,
     /// The OpenClaw agent whose registry lists the session; absent for
     /// `native-only` sessions.
     pub agent_id: Option<String>,
