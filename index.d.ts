@@ -1105,7 +1105,7 @@ export interface HookSettings {
   hook_mode: "async" | "bidirectional"
 }
 
-/** A spawn of this gateway that has not ended yet. */
+/** A spawn of this gateway that the host has not reported ended. */
 export interface InFlightSpawn {
   /** The repository root `preflightSpawn` returned for it (else its cwd). */
   repoPath?: string
@@ -1116,14 +1116,22 @@ export interface InFlightSpawn {
   /** OpenClaw's child session key, once known. */
   childSessionKey?: string
   /**
-   * When the spawn started, in milliseconds since the epoch. Once its
-   * Claude Code session is known and a minute has passed, the spawn
-   * counts as running only while that session shows it runs (its
-   * process's liveness record, or its transcript written within the busy
-   * window), since OpenClaw does not report the end of every spawn.
-   * Absent: it counts as running until the caller leaves it out.
+   * When the pre-flight let it through, in milliseconds since the
+   * epoch. For `SPAWN_POLICY.startGraceMs` after it the spawn counts as
+   * running on the caller's word; then, once seen starting, with its
+   * Claude Code session known only while that session shows it runs
+   * (its process's liveness record, or its transcript written within the
+   * busy window), since OpenClaw does not report the end of every spawn,
+   * and with its session unknown for `SPAWN_POLICY.learnForMs` from its
+   * start. Absent: it counts as running until the caller leaves it out.
    */
   startedAtMs?: number
+  /**
+   * The host was seen starting it: its child session was reported, or
+   * its transcript found (default true). One never seen starting stops
+   * counting once its start grace has passed.
+   */
+  started?: boolean
 }
 
 /**
@@ -1350,7 +1358,10 @@ export interface PreflightOptions {
   continuationContext?: boolean
   /** Score a session must reach to be picked (default 0.6, the selection's). */
   resumeThreshold?: number
-  /** Spawns of this gateway still in flight. */
+  /**
+   * The spawns of this gateway the host has not reported ended; whether
+   * each still runs is decided by its state and what its session shows.
+   */
   inFlight?: Array<InFlightSpawn>
   /**
    * Sessions the host can still resume for the requester; one is resumed,
@@ -1377,6 +1388,14 @@ export interface PreflightOptions {
    * on in the background and speeds up the next call.
    */
   statusBudgetMs?: number
+  /**
+   * The time, in milliseconds, the host gives the whole pre-flight
+   * (default none). With it the working tree's status is waited for
+   * three quarters of it (unless `statusBudgetMs` says otherwise) and
+   * `gh` at most half of it. A host gives `SPAWN_POLICY.preflightBudgetMs`
+   * unless configured otherwise.
+   */
+  budgetMs?: number
   /**
    * The spawn's nonce, put in the origin marker; a briefing needs one (the
    * addon draws a fresh one when none is given).
@@ -2169,12 +2188,53 @@ export interface SessionStats {
   costUsd?: number
 }
 
+/**
+ * The spawn tracking numbers, taken from the core (`spawns::SPAWN_POLICY`
+ * and the pre-flight's default budget); a host takes them from here rather
+ * than keeping its own.
+ */
+export declare const SPAWN_POLICY: SpawnPolicy
+
 /** The parameters to patch into the spawn. */
 export interface SpawnParamsPatch {
   /** The task Claude Code receives: the original, then the briefing. */
   task?: string
   /** The session to resume. */
   resumeSessionId?: string
+}
+
+/** The spawn tracking numbers, in milliseconds (see `docs/plugin.md`). */
+export interface SpawnPolicy {
+  /**
+   * How long after the pre-flight let it through a spawn counts as
+   * running on the host's word alone; also how long a spawn the host has
+   * not been seen starting may still be matched to a child session the
+   * host reports.
+   */
+  startGraceMs: number
+  /**
+   * How long after its start a spawn's Claude Code session is looked
+   * for; a spawn seen starting whose session is not learned by then no
+   * longer counts as running.
+   */
+  learnForMs: number
+  /** How often the sessions not learned yet are looked for. */
+  learnEveryMs: number
+  /**
+   * How long before a spawn's start its transcript may have been
+   * written, when it is looked for (`findSpawnedSession`'s `sinceMs` is
+   * the start less this).
+   */
+  lookupSlackMs: number
+  /** How long after its start a spawn is forgotten whatever it shows. */
+  forgetAfterMs: number
+  /** How many sessions of ended spawns are remembered as ended. */
+  finishedKept: number
+  /**
+   * The time a host gives the pre-flight unless configured otherwise
+   * (`PreflightOptions.budgetMs`).
+   */
+  preflightBudgetMs: number
 }
 
 /**

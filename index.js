@@ -884,6 +884,7 @@ module.exports.saveSession = nativeBinding.saveSession
 module.exports.scoreSession = nativeBinding.scoreSession
 module.exports.selectSession = nativeBinding.selectSession
 module.exports.sessionListToolPayload = nativeBinding.sessionListToolPayload
+module.exports.SPAWN_POLICY = nativeBinding.SPAWN_POLICY
 module.exports.transcriptInfo = nativeBinding.transcriptInfo
 module.exports.updateSessionStats = nativeBinding.updateSessionStats
 module.exports.validateHookRegistry = nativeBinding.validateHookRegistry

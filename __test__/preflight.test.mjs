@@ -101,6 +101,14 @@ test('preflightSpawn: a session running in the repository blocks it, naming the 
   assert.deepEqual([busy.block, busy.guard, busy.running.signal], [true, 'busy', 'spawn']);
   assert.match(busy.reason, /agent:claude:acp:42/);
   assert.equal((await addon.preflightSpawn({ task: 't', cwd: w.other }, { ...o, inFlight })).decision, 'brief');
+  // Past its start grace a spawn the host was never seen starting no longer
+  // counts; one seen starting counts while its session is looked for.
+  const { startGraceMs, learnForMs } = addon.SPAWN_POLICY;
+  const unseen = { ...inFlight[0], startedAtMs: Date.now() - startGraceMs - 1000, started: false };
+  assert.equal((await addon.preflightSpawn({ task: 't', cwd: w.repo }, { ...o, inFlight: [unseen] })).decision, 'brief');
+  assert.equal((await addon.preflightSpawn({ task: 't', cwd: w.repo }, { ...o, inFlight: [{ ...unseen, started: true }] })).guard, 'busy');
+  const unlearned = { ...unseen, started: true, startedAtMs: Date.now() - learnForMs - 1000 };
+  assert.equal((await addon.preflightSpawn({ task: 't', cwd: w.repo }, { ...o, inFlight: [unlearned] })).decision, 'brief');
   const id = uuid();
   writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, 'rename things', { cwd: w.repo })]));
   const written = await addon.preflightSpawn({ task: 't', cwd: w.repo }, o);

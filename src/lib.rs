@@ -17,6 +17,7 @@ mod preflight;
 mod project_status;
 mod resume;
 mod selection;
+mod spawns;
 mod transcripts;
 
 pub use claude_code::*;
@@ -28,4 +29,5 @@ pub use preflight::*;
 pub use project_status::*;
 pub use resume::*;
 pub use selection::*;
+pub use spawns::*;
 pub use transcripts::*;

@@ -10,6 +10,7 @@ use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord as Cor
 use session_intel_core::claude_code::{PersistentCache, ScanCache};
 use session_intel_core::openclaw::state_dir::{resolve_state_dir, DEFAULT_AGENT_ID};
 use session_intel_core::preflight as pf;
+use session_intel_core::spawns;
 use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -32,7 +33,7 @@ pub struct SpawnRequest {
     pub requester_workspace: Option<String>,
 }
 
-/// A spawn of this gateway that has not ended yet.
+/// A spawn of this gateway that the host has not reported ended.
 #[napi(object)]
 pub struct InFlightSpawn {
     /// The repository root `preflightSpawn` returned for it (else its cwd).
@@ -43,13 +44,19 @@ pub struct InFlightSpawn {
     pub claude_session_id: Option<String>,
     /// OpenClaw's child session key, once known.
     pub child_session_key: Option<String>,
-    /// When the spawn started, in milliseconds since the epoch. Once its
-    /// Claude Code session is known and a minute has passed, the spawn
-    /// counts as running only while that session shows it runs (its
-    /// process's liveness record, or its transcript written within the busy
-    /// window), since OpenClaw does not report the end of every spawn.
-    /// Absent: it counts as running until the caller leaves it out.
+    /// When the pre-flight let it through, in milliseconds since the
+    /// epoch. For `SPAWN_POLICY.startGraceMs` after it the spawn counts as
+    /// running on the caller's word; then, once seen starting, with its
+    /// Claude Code session known only while that session shows it runs
+    /// (its process's liveness record, or its transcript written within the
+    /// busy window), since OpenClaw does not report the end of every spawn,
+    /// and with its session unknown for `SPAWN_POLICY.learnForMs` from its
+    /// start. Absent: it counts as running until the caller leaves it out.
     pub started_at_ms: Option<f64>,
+    /// The host was seen starting it: its child session was reported, or
+    /// its transcript found (default true). One never seen starting stops
+    /// counting once its start grace has passed.
+    pub started: Option<bool>,
 }
 
 /// A Claude Code session the host can still resume for the requester.
@@ -97,7 +104,8 @@ pub struct PreflightOptions {
     pub continuation_context: Option<bool>,
     /// Score a session must reach to be picked (default 0.6, the selection's).
     pub resume_threshold: Option<f64>,
-    /// Spawns of this gateway still in flight.
+    /// The spawns of this gateway the host has not reported ended; whether
+    /// each still runs is decided by its state and what its session shows.
     pub in_flight: Option<Vec<InFlightSpawn>>,
     /// Sessions the host can still resume for the requester; one is resumed,
     /// and its live process does not make the repository busy, only while its
@@ -116,6 +124,12 @@ pub struct PreflightOptions {
     /// status was not read in time and has everything else; the read goes
     /// on in the background and speeds up the next call.
     pub status_budget_ms: Option<f64>,
+    /// The time, in milliseconds, the host gives the whole pre-flight
+    /// (default none). With it the working tree's status is waited for
+    /// three quarters of it (unless `statusBudgetMs` says otherwise) and
+    /// `gh` at most half of it. A host gives `SPAWN_POLICY.preflightBudgetMs`
+    /// unless configured otherwise.
+    pub budget_ms: Option<f64>,
     /// The spawn's nonce, put in the origin marker; a briefing needs one (the
     /// addon draws a fresh one when none is given).
     pub nonce: Option<String>,
@@ -192,9 +206,10 @@ fn mode(value: Option<String>) -> core::Result<pf::GuardMode> {
     }
 }
 
-impl From<InFlightSpawn> for pf::InFlightSpawn {
+impl From<InFlightSpawn> for spawns::InFlightSpawn {
     fn from(s: InFlightSpawn) -> Self {
-        pf::InFlightSpawn {
+        let d = spawns::InFlightSpawn::default();
+        spawns::InFlightSpawn {
             repo_path: s.repo_path,
             cwd: s.cwd,
             claude_session_id: s.claude_session_id,
@@ -203,6 +218,7 @@ impl From<InFlightSpawn> for pf::InFlightSpawn {
                 .started_at_ms
                 .filter(|ms| ms.is_finite() && *ms >= 0.0)
                 .map(|ms| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64)),
+            started: s.started.unwrap_or(d.started),
         }
     }
 }
@@ -263,6 +279,9 @@ impl TryFrom<PreflightOptions> for pf::PreflightOptions {
             }),
             status_budget: o
                 .status_budget_ms
+                .map(|ms| Duration::from_millis(core::timer_ms(ms))),
+            budget: o
+                .budget_ms
                 .map(|ms| Duration::from_millis(core::timer_ms(ms))),
             nonce: o
                 .nonce

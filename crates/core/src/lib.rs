@@ -21,6 +21,7 @@ pub mod preflight;
 pub mod project_status;
 pub mod resume;
 pub mod selection;
+pub mod spawns;
 pub mod text;
 pub mod time;
 

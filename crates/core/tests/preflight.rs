@@ -8,9 +8,10 @@ use session_intel_core::claude_code::{
     DiscoverOptions, DiscoveredSession, PersistentCache, ScanCache, SessionSource,
 };
 use session_intel_core::preflight::{
-    find_spawned_session, preflight_spawn, Decision, GuardMode, InFlightSpawn, PreflightOptions,
-    PreflightOutcome, ResumableSession, SpawnRequest, SPAWN_START_GRACE,
+    find_spawned_session, preflight_spawn, Decision, GuardMode, PreflightOptions, PreflightOutcome,
+    ResumableSession, SpawnRequest,
 };
+use session_intel_core::spawns::{InFlightSpawn, SPAWN_POLICY};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -173,8 +174,10 @@ fn a_work_tree_whose_status_is_not_read_in_time_leaves_only_that_line_out_of_the
     for i in 0..40_000 {
         fs::write(bulk.join(format!("f{i}.txt")), "x").unwrap();
     }
+    // The host's budget for the whole pre-flight gives the status its share
+    // of it (`status_budget` sets that share directly).
     let mut hurried = w.options();
-    hurried.status_budget = Some(Duration::from_millis(1));
+    hurried.budget = Some(Duration::from_millis(1));
     let out = w.run(&w.request("Refactor the cart", Some(&w.repo)), &hurried);
     let briefing = out.briefing.unwrap();
     assert!(
@@ -322,6 +325,7 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
         claude_session_id: Some(A.into()),
         child_session_key: Some("agent:claude:acp:1234".into()),
         started_at: None,
+        started: true,
     }];
     let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
     assert_eq!(out.decision, Decision::Block);
@@ -342,7 +346,7 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
     opts.in_flight[0].started_at = Some(SystemTime::now());
     let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
     assert_eq!(out.guard, Some("busy"), "{}", out.reason);
-    let long_ago = SystemTime::now() - SPAWN_START_GRACE - Duration::from_secs(5);
+    let long_ago = SystemTime::now() - SPAWN_POLICY.start_grace - Duration::from_secs(5);
     opts.in_flight[0].started_at = Some(long_ago);
     let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
     assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
@@ -352,6 +356,24 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
     assert_eq!(out.guard, Some("busy"), "{}", out.reason);
     assert_eq!(out.running.unwrap().signal, "spawn");
     fs::remove_file(written).unwrap();
+    // Seen starting with its session not learned, it counts while that
+    // session is looked for, and not after.
+    opts.in_flight[0].claude_session_id = None;
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    let unlearned = SystemTime::now() - SPAWN_POLICY.learn_for - Duration::from_secs(5);
+    opts.in_flight[0].started_at = Some(unlearned);
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    // Never seen starting (OpenClaw refused it without a hook), it counts
+    // only within its start grace.
+    opts.in_flight[0].started = false;
+    opts.in_flight[0].started_at = Some(SystemTime::now());
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    opts.in_flight[0].started_at = Some(long_ago);
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
 
     // A transcript written seconds ago by another process.
     let opts = w.options();

@@ -3,7 +3,7 @@
 //!
 //! Given the spawn as the model asked for it, it
 //! - checks the guards: a `cwd` is given, it is an existing folder, no
-//!   Claude Code session is running in that repository now, and an
+//!   Claude Code session is running in that repository now ([`busy`]), and an
 //!   explicit `resumeSessionId` still has its transcript. Each guard
 //!   blocks with a reason that tells the model what to do instead, or
 //!   only warns, or is off;
@@ -20,12 +20,14 @@
 //! flight and which sessions are resumable.
 
 pub mod briefing;
+pub mod budget;
+pub mod busy;
 mod find;
 
+pub use busy::RunningSession;
 pub use find::find_spawned_session;
 
 use crate::claude_code::discovery::find_transcript;
-use crate::claude_code::liveness::running_sessions;
 use crate::claude_code::paths::{claude_config_dir, resolve_lexically};
 use crate::claude_code::{DiscoverOptions, DiscoveredSession, ScanCache};
 use crate::error::{Error, ErrorCode, Result};
@@ -33,12 +35,14 @@ use crate::project_status::{gather_with_sessions, ProjectStatusOptions};
 use crate::selection::relevance::semantic_fallback;
 use crate::selection::scoring::score_session;
 use crate::selection::{Candidate, DEFAULT_RESUME_THRESHOLD};
+use crate::spawns::InFlightSpawn;
 use briefing::{
     bounded, briefing_lines, marked_task, marker_briefing, spawn_marker, task_with_briefing,
     PriorContext,
 };
+use busy::{lies_in, BusyCheck};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// A fresh spawn nonce: 16 hexadecimal digits, random.
 pub fn new_nonce() -> String {
@@ -70,31 +74,6 @@ pub struct Guards {
     /// An explicit `resumeSessionId` whose transcript is gone.
     pub missing_resume: GuardMode,
 }
-
-/// A spawn of this gateway that has not ended yet, as the caller tracks it.
-#[derive(Debug, Clone, Default)]
-pub struct InFlightSpawn {
-    /// The repository root `preflightSpawn` returned for it (else its cwd).
-    pub repo_path: Option<String>,
-    /// Its `cwd`.
-    pub cwd: String,
-    /// Its Claude Code session id, once known.
-    pub claude_session_id: Option<String>,
-    /// OpenClaw's child session key, once known.
-    pub child_session_key: Option<String>,
-    /// When the spawn started. A spawn whose Claude Code session is known
-    /// and that started more than [`SPAWN_START_GRACE`] ago counts as
-    /// running only while that session shows it runs (its process's
-    /// liveness record, or its transcript written within the busy window):
-    /// OpenClaw does not report the end of every spawn. `None`: counts as
-    /// running until the caller drops it.
-    pub started_at: Option<SystemTime>,
-}
-
-/// How long after its start a spawn of this gateway counts as running on
-/// the caller's word alone: long enough for the ACP backend to start
-/// Claude Code, which then shows it runs by itself.
-pub const SPAWN_START_GRACE: Duration = Duration::from_secs(60);
 
 /// A Claude Code session the host still holds for the requester, so that a
 /// `resumeSessionId` naming it is accepted.
@@ -150,7 +129,8 @@ pub struct PreflightOptions {
     /// Relevance (0..1) a candidate must reach besides its score (default
     /// 0.4: for tasks of a few words, two words shared).
     pub min_relevance: f64,
-    /// Spawns of this gateway still in flight.
+    /// The spawns of this gateway the host has not reported ended; whether
+    /// each still runs is decided by its state and what its session shows.
     pub in_flight: Vec<InFlightSpawn>,
     /// Sessions the host can still resume for the requester; one is resumed,
     /// and its live process does not make the repository busy, only while its
@@ -162,12 +142,19 @@ pub struct PreflightOptions {
     /// A transcript written this recently counts as a running session
     /// (default 10 s).
     pub busy_window: Duration,
-    /// How long `gh` may take (default 1.5 s).
+    /// How long `gh` may take (default 1.5 s; with a `budget`, at most
+    /// [`budget::github_share`] of it).
     pub github_timeout: Duration,
     /// How long the pre-flight waits for the working tree's status, from
-    /// its start (default: until it is read). Past it the briefing says the
-    /// status was not read in time and has everything else.
+    /// its start (default: [`budget::status_share`] of the `budget`, else
+    /// until it is read). Past it the briefing says the status was not read
+    /// in time and has everything else.
     pub status_budget: Option<Duration>,
+    /// The time the host gives the whole pre-flight (default none; a host
+    /// gives [`budget::DEFAULT_BUDGET`] unless configured otherwise). The
+    /// host lets the spawn go ahead unbriefed past it; the reads whose time
+    /// the pre-flight does not control get their share of it.
+    pub budget: Option<Duration>,
     /// The spawn's nonce, put in the origin marker; a briefing needs one (the
     /// addon draws a fresh one when none is given).
     pub nonce: String,
@@ -201,6 +188,7 @@ impl Default for PreflightOptions {
             busy_window: Duration::from_secs(10),
             github_timeout: Duration::from_millis(1500),
             status_budget: None,
+            budget: None,
             nonce: String::new(),
             persistent_cache: Default::default(),
         }
@@ -231,18 +219,6 @@ impl Decision {
             Decision::Block => "block",
         }
     }
-}
-
-/// A Claude Code session found running in the repository.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunningSession {
-    /// Its Claude Code session id, when known.
-    pub session_id: Option<String>,
-    /// OpenClaw's child session key, when it is a spawn of this gateway.
-    pub child_session_key: Option<String>,
-    /// How it was found: `"spawn"` (in flight here), `"liveness"` (Claude
-    /// Code's record of a live process) or `"recent-write"`.
-    pub signal: &'static str,
 }
 
 /// The pre-flight's answer.
@@ -447,8 +423,13 @@ fn decide(
         Some(&req.agent_id),
         &ProjectStatusOptions {
             discover,
-            github_timeout: opts.github_timeout,
-            status_deadline: opts.status_budget.map(|b| started + b),
+            github_timeout: opts.budget.map_or(opts.github_timeout, |b| {
+                budget::github_share(opts.github_timeout, b)
+            }),
+            status_deadline: opts
+                .status_budget
+                .or(opts.budget.map(budget::status_share))
+                .map(|b| started + b),
         },
         cache,
     )?;
@@ -476,8 +457,16 @@ fn decide(
     // alive between tasks, and resuming it is the point.
     if opts.guards.busy != GuardMode::Off {
         let exempt = |id: &str| may_resume(id) && idle(id);
-        if let Some(running) = running_session(&repo, &claude_dir, &sessions, opts, &exempt) {
-            let who = describe_running(&running);
+        let check = BusyCheck {
+            repo: &repo,
+            claude_dir: &claude_dir,
+            sessions: &sessions,
+            in_flight: &opts.in_flight,
+            finished_session_ids: &opts.finished_session_ids,
+            busy_window: opts.busy_window,
+        };
+        if let Some(running) = check.running(&exempt) {
+            let who = running.describe();
             let reason = format!(
                 "Claude Code is already working in {}: {who}. Two Claude Code sessions editing one working tree overwrite each other's changes. Wait until it has finished (its result is announced to you), or spawn in another repository or git worktree.",
                 status.repo.path
@@ -506,7 +495,7 @@ fn decide(
                 .filter(|s| {
                     opts.resumable
                         .iter()
-                        .any(|r| r.claude_session_id == s.session_id && same_repo(&r.cwd, &repo))
+                        .any(|r| r.claude_session_id == s.session_id && lies_in(&r.cwd, &repo))
                         && idle(&s.session_id)
                 })
                 .collect();
@@ -559,103 +548,6 @@ fn decide(
         prior_session_id: prior.map(|p| p.session.session_id.clone()),
         ..PreflightOutcome::new(decision, reason)
     })
-}
-
-/// Whether `dir` lies in the repository `repo` (is it, or below it).
-fn same_repo(dir: &str, repo: &Path) -> bool {
-    resolve_lexically(dir).starts_with(repo)
-}
-
-/// A Claude Code session running in `repo` now, by the strongest signal:
-/// a spawn of this gateway in flight there; else a Claude Code process
-/// whose liveness record puts it in the repository (by its `cwd`, or a
-/// session of the repository); else a transcript written within the busy
-/// window. Sessions the host reported ended count only by the first;
-/// sessions `exempt` names (idle ones the spawn may resume) by none.
-fn running_session(
-    repo: &Path,
-    claude_dir: &Path,
-    sessions: &[DiscoveredSession],
-    opts: &PreflightOptions,
-    exempt: &dyn Fn(&str) -> bool,
-) -> Option<RunningSession> {
-    let live = running_sessions(claude_dir);
-    let now = SystemTime::now();
-    // Whether a session's transcript was written within the busy window.
-    let written_recently = |s: &DiscoveredSession| {
-        s.transcript_path
-            .as_deref()
-            .and_then(|p| std::fs::metadata(p).ok())
-            .and_then(|m| m.modified().ok())
-            .is_some_and(|t| now.duration_since(t).unwrap_or_default() < opts.busy_window)
-    };
-    // A spawn past its start grace whose session is known runs only while
-    // that session shows it.
-    let still_running = |s: &InFlightSpawn| match (&s.claude_session_id, s.started_at) {
-        (Some(id), Some(at)) if now.duration_since(at).unwrap_or_default() > SPAWN_START_GRACE => {
-            live.iter().any(|l| &l.session_id == id)
-                || sessions
-                    .iter()
-                    .any(|d| &d.session_id == id && written_recently(d))
-        }
-        _ => true,
-    };
-    if let Some(s) = opts.in_flight.iter().find(|s| {
-        (same_repo(s.repo_path.as_deref().unwrap_or(&s.cwd), repo)
-            || resolve_lexically(&s.cwd).starts_with(repo))
-            && !s.claude_session_id.as_deref().is_some_and(exempt)
-            && still_running(s)
-    }) {
-        return Some(RunningSession {
-            session_id: s.claude_session_id.clone(),
-            child_session_key: s.child_session_key.clone(),
-            signal: "spawn",
-        });
-    }
-    let finished = |id: &str| opts.finished_session_ids.iter().any(|f| f == id) || exempt(id);
-    if let Some(live) = live.into_iter().find(|l| {
-        !finished(&l.session_id)
-            && (l.cwd.as_deref().is_some_and(|cwd| same_repo(cwd, repo))
-                || sessions.iter().any(|s| s.session_id == l.session_id))
-    }) {
-        return Some(RunningSession {
-            session_id: Some(live.session_id),
-            child_session_key: None,
-            signal: "liveness",
-        });
-    }
-    // Only sessions discovery saw change within the window (and a second
-    // of slack) are stat'ed again.
-    let since = chrono::Duration::from_std(opts.busy_window.saturating_add(Duration::from_secs(1)))
-        .ok()
-        .and_then(|window| chrono::DateTime::<chrono::Utc>::from(now).checked_sub_signed(window))
-        .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
-    sessions
-        .iter()
-        .filter(|s| s.last_modified >= since)
-        .filter(|s| !finished(&s.session_id))
-        .find(|s| written_recently(s))
-        .map(|s| RunningSession {
-            session_id: Some(s.session_id.clone()),
-            child_session_key: None,
-            signal: "recent-write",
-        })
-}
-
-fn describe_running(r: &RunningSession) -> String {
-    let mut out = match &r.session_id {
-        Some(id) => format!("session {id}"),
-        None => "a session this gateway spawned moments ago".to_owned(),
-    };
-    if let Some(key) = &r.child_session_key {
-        out.push_str(&format!(" (OpenClaw session {key})"));
-    }
-    out.push_str(match r.signal {
-        "spawn" => ", spawned through OpenClaw and not finished",
-        "liveness" => ", whose Claude Code process is alive",
-        _ => ", whose transcript was written seconds ago",
-    });
-    out
 }
 
 /// The session among `candidates` the selection's score picks for `task`:

@@ -1,0 +1,149 @@
+//! The busy rule: whether a Claude Code session is running in a repository
+//! now, so that a second one would edit the same working tree.
+//!
+//! Three signals, strongest first:
+//! 1. a spawn of this gateway in flight there, as the host reports it and
+//!    as its state makes it ([`InFlightSpawn::state`]): starting or not
+//!    learned yet, it counts on the host's word; with its session known, only
+//!    while that session shows it runs (signals 2 and 3 for that session);
+//! 2. a Claude Code process whose liveness record puts it in the repository
+//!    (its `cwd` there, or one of the repository's sessions; the records
+//!    themselves are read by [`crate::claude_code::liveness`]);
+//! 3. a transcript of the repository written within the busy window.
+//!
+//! Sessions the host reported ended count only by the first; sessions the
+//! caller exempts (idle ones the spawn may resume) by none.
+
+use crate::claude_code::liveness::running_sessions;
+use crate::claude_code::paths::resolve_lexically;
+use crate::claude_code::DiscoveredSession;
+use crate::spawns::{InFlightSpawn, SpawnState, SPAWN_POLICY};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// A Claude Code session found running in the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningSession {
+    /// Its Claude Code session id, when known.
+    pub session_id: Option<String>,
+    /// OpenClaw's child session key, when it is a spawn of this gateway.
+    pub child_session_key: Option<String>,
+    /// How it was found: `"spawn"` (in flight here), `"liveness"` (Claude
+    /// Code's record of a live process) or `"recent-write"`.
+    pub signal: &'static str,
+}
+
+impl RunningSession {
+    /// Who runs, for a block reason: the session, OpenClaw's child session
+    /// and the signal it was found by.
+    pub fn describe(&self) -> String {
+        let mut out = match &self.session_id {
+            Some(id) => format!("session {id}"),
+            None => "a session this gateway spawned moments ago".to_owned(),
+        };
+        if let Some(key) = &self.child_session_key {
+            out.push_str(&format!(" (OpenClaw session {key})"));
+        }
+        out.push_str(match self.signal {
+            "spawn" => ", spawned through OpenClaw and not finished",
+            "liveness" => ", whose Claude Code process is alive",
+            _ => ", whose transcript was written seconds ago",
+        });
+        out
+    }
+}
+
+/// Whether `dir` lies in the repository `repo` (is it, or below it).
+pub fn lies_in(dir: &str, repo: &Path) -> bool {
+    resolve_lexically(dir).starts_with(repo)
+}
+
+/// One repository's busy check: the repository, its sessions and what the
+/// host knows.
+pub struct BusyCheck<'a> {
+    /// The repository root, resolved.
+    pub repo: &'a Path,
+    /// Claude Code's config root, where the liveness records are.
+    pub claude_dir: &'a Path,
+    /// The repository's sessions, as discovery found them.
+    pub sessions: &'a [DiscoveredSession],
+    /// The host's spawns in flight.
+    pub in_flight: &'a [InFlightSpawn],
+    /// Claude Code sessions the host reported ended.
+    pub finished_session_ids: &'a [String],
+    /// A transcript written this recently counts as a running session.
+    pub busy_window: Duration,
+}
+
+impl BusyCheck<'_> {
+    /// A Claude Code session running in the repository now, by the
+    /// strongest signal (see the module docs); none counts a session
+    /// `exempt` names.
+    pub fn running(&self, exempt: &dyn Fn(&str) -> bool) -> Option<RunningSession> {
+        let live = running_sessions(self.claude_dir);
+        let now = SystemTime::now();
+        // Whether a session's transcript was written within the busy window.
+        let written_recently = |s: &DiscoveredSession| {
+            s.transcript_path
+                .as_deref()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .and_then(|m| m.modified().ok())
+                .is_some_and(|t| now.duration_since(t).unwrap_or_default() < self.busy_window)
+        };
+        let shows_running = |id: &str| {
+            live.iter().any(|l| l.session_id == id)
+                || self
+                    .sessions
+                    .iter()
+                    .any(|d| d.session_id == id && written_recently(d))
+        };
+        let spawn_running = |s: &InFlightSpawn| match s.state(now, &SPAWN_POLICY) {
+            SpawnState::Starting | SpawnState::Unlearned => true,
+            SpawnState::Learned => s.claude_session_id.as_deref().is_some_and(shows_running),
+            SpawnState::Lapsed => false,
+        };
+        if let Some(s) = self.in_flight.iter().find(|s| {
+            (lies_in(s.repo_path.as_deref().unwrap_or(&s.cwd), self.repo)
+                || lies_in(&s.cwd, self.repo))
+                && !s.claude_session_id.as_deref().is_some_and(exempt)
+                && spawn_running(s)
+        }) {
+            return Some(RunningSession {
+                session_id: s.claude_session_id.clone(),
+                child_session_key: s.child_session_key.clone(),
+                signal: "spawn",
+            });
+        }
+        let finished = |id: &str| self.finished_session_ids.iter().any(|f| f == id) || exempt(id);
+        if let Some(live) = live.into_iter().find(|l| {
+            !finished(&l.session_id)
+                && (l.cwd.as_deref().is_some_and(|cwd| lies_in(cwd, self.repo))
+                    || self.sessions.iter().any(|s| s.session_id == l.session_id))
+        }) {
+            return Some(RunningSession {
+                session_id: Some(live.session_id),
+                child_session_key: None,
+                signal: "liveness",
+            });
+        }
+        // Only sessions discovery saw change within the window (and a second
+        // of slack) are stat'ed again.
+        let since =
+            chrono::Duration::from_std(self.busy_window.saturating_add(Duration::from_secs(1)))
+                .ok()
+                .and_then(|window| {
+                    chrono::DateTime::<chrono::Utc>::from(now).checked_sub_signed(window)
+                })
+                .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
+        self.sessions
+            .iter()
+            .filter(|s| s.last_modified >= since)
+            .filter(|s| !finished(&s.session_id))
+            .find(|s| written_recently(s))
+            .map(|s| RunningSession {
+                session_id: Some(s.session_id.clone()),
+                child_session_key: None,
+                signal: "recent-write",
+            })
+    }
+}

@@ -1,0 +1,203 @@
+//! The Claude Code spawns of a gateway: what the host reports of each, the
+//! state that makes of it at a given moment, and the numbers by which the
+//! host side tracks spawns ([`SPAWN_POLICY`]).
+//!
+//! The host (the OpenClaw plugin) only records facts: when it let a spawn
+//! through, whether the host was seen starting it, its Claude Code session
+//! once learned, and that the host reported its end (such a spawn is no
+//! longer in flight). Whether a spawn in flight still counts as running is
+//! decided here ([`InFlightSpawn::state`]), and whether it makes its
+//! repository busy by the busy guard of the pre-flight
+//! (`preflight::busy`), which weighs a [`SpawnState::Learned`] spawn by what
+//! its session shows.
+
+use std::time::{Duration, SystemTime};
+
+/// A spawn of this gateway that the host has not reported ended, as the
+/// host side tracks it. [`Default`] is one the caller vouches for: seen
+/// starting, with no start time.
+#[derive(Debug, Clone)]
+pub struct InFlightSpawn {
+    /// The repository root `preflightSpawn` returned for it (else its cwd).
+    pub repo_path: Option<String>,
+    /// Its `cwd`.
+    pub cwd: String,
+    /// Its Claude Code session id, once known.
+    pub claude_session_id: Option<String>,
+    /// OpenClaw's child session key, once known.
+    pub child_session_key: Option<String>,
+    /// When the pre-flight let it through. `None`: it is
+    /// [`SpawnState::Starting`] until the caller leaves it out.
+    pub started_at: Option<SystemTime>,
+    /// The host was seen starting it: its child session was reported, or
+    /// its transcript found (default true). One never seen starting stops
+    /// counting once its start grace has passed.
+    pub started: bool,
+}
+
+impl Default for InFlightSpawn {
+    fn default() -> Self {
+        InFlightSpawn {
+            repo_path: None,
+            cwd: String::new(),
+            claude_session_id: None,
+            child_session_key: None,
+            started_at: None,
+            started: true,
+        }
+    }
+}
+
+/// What a spawn in flight counts as at a given moment
+/// ([`InFlightSpawn::state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpawnState {
+    /// Let through less than [`SpawnPolicy::start_grace`] ago: running on
+    /// the host's word alone, long enough for the ACP backend to start
+    /// Claude Code.
+    Starting,
+    /// Seen starting, its Claude Code session not learned yet: running
+    /// while its session is looked for ([`SpawnPolicy::learn_for`]). A
+    /// session really at work shows it by itself too (its liveness record,
+    /// its transcript's writes).
+    Unlearned,
+    /// Seen starting, its Claude Code session known: running only while
+    /// that session shows it runs, since OpenClaw reports no end of a spawn
+    /// made through `POST /tools/invoke`.
+    Learned,
+    /// Not running: the host was never seen starting it within the start
+    /// grace (a spawn OpenClaw refused through `tools.invoke` fires no
+    /// hook), or its session was not learned within the learning window.
+    Lapsed,
+}
+
+impl InFlightSpawn {
+    /// The spawn's state at `now`, by the policy's times.
+    pub fn state(&self, now: SystemTime, policy: &SpawnPolicy) -> SpawnState {
+        let Some(at) = self.started_at else {
+            return SpawnState::Starting;
+        };
+        let age = now.duration_since(at).unwrap_or_default();
+        if age < policy.start_grace {
+            SpawnState::Starting
+        } else if !self.started {
+            SpawnState::Lapsed
+        } else if self.claude_session_id.is_some() {
+            SpawnState::Learned
+        } else if age < policy.learn_for {
+            SpawnState::Unlearned
+        } else {
+            SpawnState::Lapsed
+        }
+    }
+}
+
+/// The numbers by which the host side tracks its spawns; the one value is
+/// [`SPAWN_POLICY`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpawnPolicy {
+    /// How long after the pre-flight let it through a spawn counts as
+    /// running on the host's word alone ([`SpawnState::Starting`]); also how
+    /// long a spawn the host has not been seen starting may still be
+    /// matched to a child session the host reports.
+    pub start_grace: Duration,
+    /// How long after its start a spawn's Claude Code session is looked for
+    /// (by the nonce in its transcript); a spawn seen starting whose session
+    /// is not learned by then no longer counts as running.
+    pub learn_for: Duration,
+    /// How often the sessions not learned yet are looked for.
+    pub learn_every: Duration,
+    /// How long before a spawn's start its transcript may have been
+    /// written (clock and timestamp granularity), when it is looked for.
+    pub lookup_slack: Duration,
+    /// How long after its start a spawn is forgotten whatever it shows.
+    pub forget_after: Duration,
+    /// How many sessions of ended spawns are remembered as ended (their
+    /// last writes are no sign of a session running now).
+    pub finished_kept: usize,
+}
+
+/// The spawn tracking numbers.
+pub const SPAWN_POLICY: SpawnPolicy = SpawnPolicy {
+    start_grace: Duration::from_secs(60),
+    learn_for: Duration::from_secs(15 * 60),
+    learn_every: Duration::from_secs(2),
+    lookup_slack: Duration::from_secs(5),
+    forget_after: Duration::from_secs(24 * 3600),
+    finished_kept: 200,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spawn(age: Option<Duration>, started: bool, session: bool) -> (InFlightSpawn, SystemTime) {
+        let now = SystemTime::now();
+        let s = InFlightSpawn {
+            cwd: "/repo".into(),
+            started_at: age.map(|a| now - a),
+            started,
+            claude_session_id: session.then(|| "s".to_owned()),
+            ..Default::default()
+        };
+        (s, now)
+    }
+
+    fn state(age: Option<Duration>, started: bool, session: bool) -> SpawnState {
+        let (s, now) = spawn(age, started, session);
+        s.state(now, &SPAWN_POLICY)
+    }
+
+    #[test]
+    fn a_spawn_is_starting_within_the_grace_whatever_the_host_said() {
+        let p = SPAWN_POLICY;
+        for (started, session) in [(false, false), (false, true), (true, false), (true, true)] {
+            assert_eq!(state(None, started, session), SpawnState::Starting);
+            assert_eq!(
+                state(Some(Duration::ZERO), started, session),
+                SpawnState::Starting
+            );
+            let just_in = p.start_grace - Duration::from_millis(1);
+            assert_eq!(state(Some(just_in), started, session), SpawnState::Starting);
+        }
+    }
+
+    #[test]
+    fn past_the_grace_a_spawn_never_seen_starting_has_lapsed() {
+        let past = SPAWN_POLICY.start_grace;
+        assert_eq!(state(Some(past), false, false), SpawnState::Lapsed);
+        assert_eq!(state(Some(past), false, true), SpawnState::Lapsed);
+    }
+
+    #[test]
+    fn past_the_grace_a_started_spawn_is_learned_or_looked_for_until_the_window_closes() {
+        let p = SPAWN_POLICY;
+        assert_eq!(state(Some(p.start_grace), true, true), SpawnState::Learned);
+        assert_eq!(
+            state(Some(p.learn_for * 4), true, true),
+            SpawnState::Learned
+        );
+        assert_eq!(
+            state(Some(p.start_grace), true, false),
+            SpawnState::Unlearned
+        );
+        let closing = p.learn_for - Duration::from_millis(1);
+        assert_eq!(state(Some(closing), true, false), SpawnState::Unlearned);
+        assert_eq!(state(Some(p.learn_for), true, false), SpawnState::Lapsed);
+    }
+
+    #[test]
+    fn a_start_in_the_future_is_a_start_now() {
+        let (mut s, now) = spawn(None, true, true);
+        s.started_at = Some(now + Duration::from_secs(3600));
+        assert_eq!(s.state(now, &SPAWN_POLICY), SpawnState::Starting);
+    }
+
+    #[test]
+    fn the_windows_nest() {
+        let p = SPAWN_POLICY;
+        assert!(p.learn_every < p.start_grace);
+        assert!(p.start_grace < p.learn_for);
+        assert!(p.learn_for < p.forget_after);
+    }
+}
