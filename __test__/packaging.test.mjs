@@ -1,6 +1,7 @@
 // What ships: the platform packages committed under npm/ agree with
 // napi.targets and with the main package's optionalDependencies, and the
-// main tarball holds the loader, the types and occ, nothing else.
+// main tarball holds the loader, the types, occ and the plugin, nothing
+// else.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { root, tempDir } from './helpers.mjs';
+import plugin from '../plugin/index.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
@@ -53,7 +55,11 @@ test('npm pack ships the loader, the types, occ, the OpenClaw plugin and the doc
   const r = spawnSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
   assert.equal(r.status, 0, r.stderr);
   const files = JSON.parse(r.stdout)[0].files.map((f) => f.path).sort();
-  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ-config.mjs', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'openclaw.plugin.json', 'package.json', 'plugin/index.mjs']);
+  // The plugin's every module, as the tree has them.
+  const plugin = fs.readdirSync(path.join(root, 'plugin'), { recursive: true }).map((f) => path.posix.join('plugin', f.split(path.sep).join('/')))
+    .filter((f) => fs.statSync(path.join(root, f)).isFile());
+  assert.ok(plugin.includes('plugin/index.mjs') && plugin.includes('plugin/spawns/tracker.mjs'), plugin.join(' '));
+  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ-config.mjs', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'openclaw.plugin.json', 'package.json', ...plugin].sort());
 });
 
 test('npm version brings every platform package and optional dependency to the new version', () => {
@@ -75,9 +81,11 @@ test('the plugin manifest declares every tool the plugin registers, under the pa
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'openclaw.plugin.json'), 'utf8'));
   assert.equal(manifest.id, pkg.name, 'OpenClaw refuses an npm install whose manifest id differs from the package name');
   assert.equal(manifest.version, pkg.version);
-  const source = fs.readFileSync(path.join(root, 'plugin', 'index.mjs'), 'utf8');
-  const registered = [...source.matchAll(/^\s+tool\('([a-z_]+)'/gm)].map((m) => m[1]).sort();
-  assert.deepEqual([...manifest.contracts.tools].sort(), registered);
+  // What the plugin registers, asked of the plugin itself.
+  const registered = [];
+  const ignore = () => {};
+  plugin.register(/** @type {any} */ ({ registerTool: (_create, { name }) => registered.push(name), registerHook: ignore, on: ignore, registerCommand: ignore, registerCli: ignore, registerService: ignore }));
+  assert.deepEqual([...manifest.contracts.tools].sort(), registered.sort());
   assert.equal(manifest.configSchema.additionalProperties, false);
   assert.deepEqual(pkg.openclaw.extensions, ['./plugin/index.mjs']);
   assert.deepEqual(pkg.openclaw.install.requiredPlatformPackages, Object.keys(pkg.optionalDependencies));

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { addon, tempDir, uuid, userLine, jsonl, writeSession } from './helpers.mjs';
-import plugin, { isClaudeAcpSpawn } from '../plugin/index.mjs';
+import plugin from '../plugin/index.mjs';
+import { isClaudeAcpSpawn } from '../plugin/spawns/admission.mjs';
 
 /** `git args` in `dir`, with a fixed identity. */
 function git(dir, ...args) {

@@ -211,8 +211,7 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
 
 test('the plugin type-checks against the OpenClaw plugin SDK it was built for (strict, checkJs)', () => {
   const dir = tempDir('osi-plug-tsc-');
-  fs.mkdirSync(path.join(dir, 'plugin'));
-  fs.copyFileSync(path.join(root, 'plugin', 'index.mjs'), path.join(dir, 'plugin', 'index.mjs'));
+  fs.cpSync(path.join(root, 'plugin'), path.join(dir, 'plugin'), { recursive: true });
   for (const f of ['index.js', 'index.d.ts']) fs.copyFileSync(path.join(root, f), path.join(dir, f));
   const modules = path.dirname(openclaw(VERSION));
   fs.mkdirSync(path.join(dir, 'node_modules', '@types'), { recursive: true });
@@ -220,7 +219,7 @@ test('the plugin type-checks against the OpenClaw plugin SDK it was built for (s
   fs.symlinkSync(path.join(modules, '@types', 'node'), path.join(dir, 'node_modules', '@types', 'node'));
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { allowJs: true, checkJs: true, noEmit: true, strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', skipLibCheck: true, types: ['node'] },
-    files: ['plugin/index.mjs'],
+    include: ['plugin/**/*.mjs'],
   }));
   const r = run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { allowFailure: true });
   assert.equal(r.status, 0, r.stdout + r.stderr);

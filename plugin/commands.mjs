@@ -1,0 +1,107 @@
+// @ts-check
+// The commands: `/handoff` and `/clean` in chat, and `openclaw occ` on the
+// command line. What reads or edits the agent's transcript store runs in a
+// child `occ`.
+
+import { addon, coded, describe, occ, occOnTerminal, stateDir } from './host.mjs';
+import { PRESETS, settings } from './config.mjs';
+
+/** @typedef {import('./host.mjs').Api} Api */
+
+const kb = (/** @type {number} */ n) => `${(n / 1024).toFixed(n < 10240 ? 1 : 0)} KB`;
+
+/** `/handoff status` as chat lines. @param {any} h */
+function handoffLines(h) {
+  const st = h.state;
+  if (!st) return `No handoff${h.reason && h.reason !== 'no handoff captured' ? ` (${h.reason})` : ''}.`;
+  return [
+    `Handoff from ${st.previousSessionId} (${h.offerable ? 'will be offered to the next session' : h.reason}), expires ${st.expiresAt}`,
+    `Last topic: ${st.summary.lastTopic || '(none)'}`,
+    ...st.summary.inProgress.map((/** @type {string} */ t) => `In progress: ${t}`),
+    ...st.summary.blockers.map((/** @type {string} */ b) => `Blocker: ${b}`),
+    `Next step: ${st.summary.nextStep || '(none)'}`,
+  ].join('\n');
+}
+
+/**
+ * Registers `/handoff` and `/clean`.
+ * @param {Api} api
+ */
+export function registerCommands(api) {
+  api.registerCommand({
+    name: 'handoff',
+    description: 'Handoff across /new and /reset: /handoff [status|resume|clear|capture]',
+    acceptsArgs: true,
+    async handler(ctx) {
+      const agentId = ctx.agentId ?? 'main';
+      const [sub = 'status', ...extra] = (ctx.args ?? '').trim().split(/\s+/).filter(Boolean);
+      if (extra.length) return { text: `/handoff ${sub} takes no arguments.` };
+      try {
+        if (sub === 'status') {
+          const r = await occ(['handoff', 'status', '--agent', agentId]);
+          return { text: r.ok ? handoffLines(r.value) : `Handoff status unavailable: ${describe(r.error)}` };
+        }
+        if (sub === 'capture') {
+          const r = await occ(['handoff', 'capture', ...(ctx.sessionId ? [ctx.sessionId] : []), '--trigger', 'manual', '--agent', agentId]);
+          return { text: r.ok ? `Handoff captured from ${r.value.previousSessionId}: ${r.value.summary.lastTopic || 'no topic found'}.` : `Nothing captured: ${describe(r.error)}` };
+        }
+        const a = addon();
+        const options = { agentId, stateDir: stateDir(), expiryHours: settings(api).handoffExpiryHours };
+        if (sub === 'resume') {
+          const state = await a.checkForHandoff({ ...options, force: true });
+          return { text: state ? a.renderHandoffContext(state) : 'No handoff to resume.' };
+        }
+        if (sub === 'clear') return { text: (await a.clearHandoff(options)).cleared ? 'Handoff cleared.' : 'No handoff to clear.' };
+        return { text: `Unknown /handoff ${sub}: use status, resume, clear or capture.` };
+      } catch (e) {
+        return { text: `/handoff ${sub} failed: ${describe(coded(e))}` };
+      }
+    },
+  });
+
+  api.registerCommand({
+    name: 'clean',
+    description: 'Strip old tool calls from this session to free context: /clean [default|aggressive|extreme] [--dry-run]',
+    acceptsArgs: true,
+    async handler(ctx) {
+      const words = (ctx.args ?? '').trim().split(/\s+/).filter(Boolean);
+      const dryRun = words.includes('--dry-run');
+      const rest = words.filter((w) => w !== '--dry-run');
+      const preset = rest[0] ?? settings(api).defaultPreset;
+      if (rest.length > 1 || !(/** @type {readonly string[]} */ (PRESETS)).includes(preset)) return { text: `Usage: /clean [${PRESETS.join('|')}] [--dry-run]` };
+      if (!ctx.sessionId) return { text: 'No session to clean here.' };
+      // The command's own message was written a moment ago: the quiet
+      // period is waived, every other sign of a turn in progress still
+      // refuses the edit.
+      const r = await occ(['edit', ctx.sessionId, `--strip-tools=${preset}`, '--agent', ctx.agentId ?? 'main', '--quiet-ms', '0', ...(dryRun ? ['--dry-run'] : [])]);
+      if (!r.ok) {
+        if (r.error.code === 'E_SESSION_BUSY' || r.error.code === 'E_CONCURRENT_MODIFICATION') return { text: `Not cleaned now: ${r.error.message} Try again when the current turn has finished.` };
+        return { text: `Not cleaned: ${describe(r.error)}` };
+      }
+      const s = r.value.statistics;
+      if (!r.value.changed) return { text: `Nothing to strip with the ${preset} preset (${s.toolCallsOriginal} tool calls, all recent enough to keep).` };
+      const what = `${s.toolCallsRemoved} tool call(s) removed, ${s.toolCallsTruncated} truncated, ${s.toolCallsPreserved} kept; ${kb(s.sizeOriginal)} → ${kb(s.sizeAfter)} (-${s.reductionPercent}%)`;
+      return { text: dryRun ? `Dry run, nothing changed: ${what}.` : `Cleaned (${preset}): ${what}. Undo: openclaw occ restore ${r.value.sessionId}` };
+    },
+  });
+}
+
+/**
+ * Registers `openclaw occ`: every `occ` command, with no second binary to
+ * install.
+ * @param {Api} api
+ */
+export function registerCli(api) {
+  api.registerCli(({ program }) => {
+    program
+      .command('occ')
+      .description('The occ commands: clean, inspect, export and restore transcripts; handoff; Claude Code sessions (openclaw occ --help)')
+      .helpOption(false)
+      .allowUnknownOption(true)
+      .allowExcessArguments(true)
+      .argument('[args...]')
+      .action(async (/** @type {string[]} */ args) => {
+        process.exitCode = await occOnTerminal(args);
+      });
+  }, { descriptors: [{ name: 'occ', description: 'Clean and inspect agent transcripts, handoff, Claude Code sessions', hasSubcommands: true }] });
+}

@@ -1,0 +1,212 @@
+// @ts-check
+// The pre-flight of a Claude Code spawn, as the plugin runs it on the host's
+// `before_tool_call` of `sessions_spawn`: which calls it takes, the addon's
+// `preflightSpawn` (guards, continuation, briefing) with what the tracker
+// knows, within the time budget, and the admission of the spawn it lets
+// through (tracked, recorded, its session learned). Whatever goes wrong,
+// the spawn proceeds: with its task and origin marker when the pre-flight
+// failed or ran out of time, exactly as asked when the plugin cannot even
+// tell a Claude Code spawn or load the addon.
+
+import { randomBytes } from 'node:crypto';
+import { PLUGIN_ID, addon, coded, describe, stateDir } from '../host.mjs';
+import { settings } from '../config.mjs';
+import { record } from './records.mjs';
+import { startLearning } from './learning.mjs';
+
+/** @typedef {import('../host.mjs').Api} Api */
+/** @typedef {import('./tracker.mjs').SpawnTracker} SpawnTracker */
+/** @typedef {{ block: true, blockReason: string } | { params: Record<string, string> } | undefined} HookResult */
+
+/** The agent id of an OpenClaw session key (`agent:<id>:…`). @param {string | undefined} key */
+const agentOfKey = (key) => (typeof key === 'string' && key.startsWith('agent:') ? key.split(':')[1] : undefined);
+
+/**
+ * Whether a `sessions_spawn` call starts Claude Code through ACP: runtime
+ * "acp" and a target that is the `claude` harness (directly, through an
+ * agent entry whose ACP agent is claude, or `acp.defaultAgent`), as
+ * OpenClaw resolves the target.
+ * @param {Record<string, any>} params
+ * @param {Record<string, any> | undefined} config
+ */
+export function isClaudeAcpSpawn(params, config) {
+  if (params?.runtime !== 'acp') return false;
+  const norm = (/** @type {unknown} */ v) => (typeof v === 'string' && v.trim() ? v.trim().toLowerCase() : undefined);
+  const entry = (/** @type {string} */ id) => {
+    const agents = config?.agents ?? {};
+    const fromEntries = agents.entries?.[id];
+    if (fromEntries) return fromEntries;
+    return Array.isArray(agents.list) ? agents.list.find((/** @type {any} */ a) => norm(a?.id) === id) : undefined;
+  };
+  const requested = norm(params.agentId);
+  let target;
+  if (requested) {
+    const e = entry(requested);
+    target = e?.runtime?.type === 'acp' ? norm(e.runtime.acp?.agent) ?? requested : requested;
+  } else {
+    target = norm(config?.acp?.defaultAgent);
+  }
+  return target === 'claude';
+}
+
+/**
+ * Whether the pre-flight takes a `sessions_spawn` call: it is on, and the
+ * call starts Claude Code through ACP. Throws when OpenClaw's config
+ * cannot be read.
+ * @param {Api} api
+ * @param {Record<string, any> | undefined} params
+ */
+export const takesSpawn = (api, params) => settings(api).spawnPreflight.enabled && isClaudeAcpSpawn(params ?? {}, /** @type {any} */ (api.config));
+
+/** What a pre-flight that ran past its budget resolves to. */
+const OVERRUN = Symbol('overrun');
+
+/**
+ * `work`, or OVERRUN once `ms` have passed first.
+ * @template T
+ * @param {Promise<T>} work
+ * @param {number} ms
+ * @returns {Promise<T | typeof OVERRUN>}
+ */
+async function withinBudget(work, ms) {
+  let timer;
+  const overrun = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(OVERRUN), Math.max(0, ms));
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([work, overrun]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The pre-flight of one `sessions_spawn` call `takesSpawn` took: the hook's
+ * result, or undefined to leave the call as it is. When the pre-flight
+ * fails or runs past its budget, the spawn proceeds with its task and only
+ * the origin marker after it (the part of the briefing ready at once), and
+ * is tracked and recorded all the same.
+ * @param {Api} api
+ * @param {SpawnTracker} tracker
+ * @param {{ params: Record<string, any>, toolCallId?: string }} event
+ * @param {{ agentId?: string, sessionKey?: string, toolCallId?: string }} ctx
+ * @returns {Promise<HookResult>}
+ */
+export async function preflight(api, tracker, event, ctx) {
+  const config = settings(api);
+  const p = config.spawnPreflight;
+  const params = event.params ?? {};
+  const agentId = ctx.agentId ?? agentOfKey(ctx.sessionKey) ?? 'main';
+  const requesterKey = ctx.sessionKey;
+  /** @type {string | undefined} */
+  let workspace;
+  try {
+    workspace = /** @type {any} */ (api.runtime)?.agent?.resolveAgentWorkspaceDir?.(api.config, agentId);
+  } catch {}
+  const task = typeof params.task === 'string' ? params.task : '';
+  // OpenClaw refuses a spawn without a task by itself.
+  if (!task.trim()) return undefined;
+  const cwd = typeof params.cwd === 'string' ? params.cwd : undefined;
+  const askedResume = typeof params.resumeSessionId === 'string' ? params.resumeSessionId : undefined;
+  const started = tracker.now();
+  const budgetMs = p.budgetMs ?? tracker.policy.preflightBudgetMs;
+  const nonce = randomBytes(8).toString('hex');
+  /** @type {any} */
+  let result;
+  /** @type {unknown} */
+  let failure;
+  try {
+    result = await withinBudget(addon().preflightSpawn(
+      { task, cwd, resumeSessionId: askedResume, label: typeof params.label === 'string' ? params.label : undefined, agentId, requesterWorkspace: workspace },
+      {
+        claudeConfigDir: config.claudeConfigDir,
+        registryRoot: stateDir(),
+        briefing: p.briefing?.enabled,
+        briefingMaxChars: p.briefing?.maxChars,
+        ...p.guards,
+        continuationResume: p.continuation?.resume,
+        continuationContext: p.continuation?.context,
+        ...tracker.facts(requesterKey),
+        busyWindowMs: p.busyWindowSeconds === undefined ? undefined : p.busyWindowSeconds * 1000,
+        githubTimeoutMs: p.githubTimeoutMs,
+        budgetMs,
+        nonce,
+      },
+    ), budgetMs);
+  } catch (e) {
+    failure = e;
+  }
+  const took = tracker.now() - started;
+  /** The spawn as the host will run it, for the record. */
+  const admitted = { nonce, agentId, requesterKey, toolCallId: event.toolCallId ?? ctx.toolCallId, params, task, cwd, started };
+  if (failure || result === OVERRUN) {
+    // Without the addon this throws, and the spawn passes exactly as asked.
+    const marked = addon().markSpawnTask(task, agentId, nonce);
+    api.logger.warn(failure
+      ? `${PLUGIN_ID}: spawn pre-flight failed, the spawn proceeds with its task and origin marker only (${describe(coded(failure))})`
+      : `${PLUGIN_ID}: spawn pre-flight took longer than ${budgetMs} ms, the spawn proceeds with its task and origin marker only`);
+    return admit(api, tracker, admitted, { decision: failure ? 'failed' : 'overrun', resumeId: askedResume, patch: { task: marked }, waitMs: 0 });
+  }
+  for (const w of result.warnings) api.logger.warn(`${PLUGIN_ID}: spawn pre-flight warning (${result.guard}): ${w}`);
+  if (result.block) {
+    api.logger.info(`${PLUGIN_ID}: spawn pre-flight block (${result.guard}) in ${took} ms: ${result.reason}`);
+    return { block: true, blockReason: result.reason };
+  }
+  api.logger.info(`${PLUGIN_ID}: spawn pre-flight ${result.decision} ${nonce} in ${took} ms: ${result.reason}`);
+  if (!result.params) return undefined;
+  /** @type {Record<string, string>} */
+  const patch = {};
+  if (result.params.task) patch.task = result.params.task;
+  if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
+  return admit(api, tracker, admitted, {
+    decision: result.decision,
+    repoPath: result.repoPath,
+    resumeId: patch.resumeSessionId ?? askedResume,
+    patch,
+    waitMs: budgetMs - took,
+  });
+}
+
+/**
+ * Lets a spawn through: tracks it from now to its end (for the busy guard,
+ * continuation and learning its Claude Code session), records it, and
+ * returns the hook's result. The record is written within `waitMs`; a
+ * slow disk finishes it in the background.
+ * @param {Api} api
+ * @param {SpawnTracker} tracker
+ * @param {{ nonce: string, agentId: string, requesterKey: string | undefined, toolCallId: string | undefined, params: Record<string, any>, task: string, cwd: string | undefined, started: number }} spawnAsked
+ * @param {{ decision: string, repoPath?: string, resumeId: string | undefined, patch: Record<string, string>, waitMs: number }} outcome
+ * @returns {Promise<HookResult>}
+ */
+async function admit(api, tracker, spawnAsked, outcome) {
+  const { nonce, agentId, requesterKey, params, task, cwd, started } = spawnAsked;
+  const spawn = tracker.track({
+    nonce,
+    agentId,
+    requesterSessionKey: requesterKey,
+    toolCallId: spawnAsked.toolCallId,
+    cwd,
+    repoPath: outcome.repoPath,
+    mode: params.mode === 'session' ? 'session' : 'run',
+    startedAt: started,
+    claudeSessionId: outcome.resumeId,
+  });
+  if (!outcome.resumeId && cwd) startLearning(api, tracker);
+  const recording = record(api, agentId, {
+    nonce,
+    claudeSessionId: outcome.resumeId,
+    requesterSessionKey: requesterKey,
+    agentId,
+    task: task || undefined,
+    label: typeof params.label === 'string' ? params.label : undefined,
+    cwd,
+    repoPath: outcome.repoPath,
+    mode: spawn.mode,
+    resumed: Boolean(outcome.resumeId),
+    decision: outcome.decision,
+    startedAt: new Date(started).toISOString(),
+  });
+  if (outcome.waitMs > 0) await withinBudget(recording, outcome.waitMs);
+  return Object.keys(outcome.patch).length ? { params: outcome.patch } : undefined;
+}

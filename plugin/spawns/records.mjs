@@ -1,0 +1,25 @@
+// @ts-check
+// The spawn record (`agents/<agent>/claude-code-spawns.json` in the state
+// dir, see docs/formats.md): every spawn the pre-flight let through, added
+// to as the host reports on it. Discovery reads it to list the spawned
+// sessions as OpenClaw's.
+
+import { PLUGIN_ID, addon, coded, describe, stateDir } from '../host.mjs';
+
+/** @typedef {import('../host.mjs').Api} Api */
+
+/**
+ * Adds `fields` to the record of a spawn of `agentId` (a new one, or one
+ * recorded before, by its nonce). A failed write is logged, never thrown:
+ * the spawn goes on without its record.
+ * @param {Api} api
+ * @param {string} agentId
+ * @param {Record<string, unknown> & { nonce: string }} fields
+ */
+export async function record(api, agentId, fields) {
+  try {
+    await addon().recordSpawn(agentId, /** @type {any} */ (fields), stateDir());
+  } catch (e) {
+    api.logger.warn(`${PLUGIN_ID}: spawn record not written (${describe(coded(e))})`);
+  }
+}
