@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { root } from './helpers.mjs';
+import { root } from './support/helpers.mjs';
 import { check, RULES } from '../scripts/check-references.mjs';
 
 const rulesOf = (file, text) => check(file, text).map((f) => f.rule);

@@ -11,10 +11,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { addon, tempDir } from './helpers.mjs';
-import { startFakeAnthropic } from './fake-anthropic.mjs';
-import { claudeScratch } from './claude-cli.mjs';
-import { makeRepos, runScenarios } from './claude-scenarios.mjs';
+import { addon, tempDir } from './support/helpers.mjs';
+import { startFakeAnthropic } from './support/fake-anthropic.mjs';
+import { claudeScratch } from './support/claude-cli.mjs';
+import { makeRepos, runScenarios } from './support/claude-scenarios.mjs';
 
 const linux = process.platform === 'linux';
 /** Typed prompts that are commands to the CLI, not messages to the model. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { addon, root, fixtureClaudeDir, tempDir, slugOf, uuid, userLine, assistantLine, jsonl, writeSession } from './helpers.mjs';
+import { addon, root, fixtureClaudeDir, tempDir, slugOf, uuid, userLine, assistantLine, jsonl, writeSession } from './support/helpers.mjs';
 
 const SPOTTER = '/home/USER/projects/spotter-worktrees/spotter-4te';
 const noRegistry = () => tempDir('osi-state-');

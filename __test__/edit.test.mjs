@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { addon, root, fixtures, tempDir, openclawTranscript, posix, stress } from './helpers.mjs';
+import { addon, root, fixtures, tempDir, openclawTranscript, posix, stress } from './support/helpers.mjs';
 
 const F8 = 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1';
 
@@ -122,7 +122,7 @@ test('a live lock is E_SESSION_BUSY and changes nothing; a stale one is taken ov
 test('an appender writing a turn every 25 ms during 200 edits loses no line', async () => {
   const { state, dir } = stateWith({ 'd4.jsonl': openclawTranscript(5) });
   const file = path.join(dir, 'd4.jsonl');
-  const appender = spawn(process.execPath, [path.join(root, '__test__', 'appender.mjs'), file, '25'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const appender = spawn(process.execPath, [path.join(root, '__test__', 'support', 'appender.mjs'), file, '25'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   appender.stdout.on('data', (d) => (out += d));
   let folded = 0;
@@ -154,7 +154,7 @@ test('an edit against a writer that never holds still gives up after a while and
   const { state, dir } = stateWith({ 'd6.jsonl': openclawTranscript(5) });
   const file = path.join(dir, 'd6.jsonl');
   const inode = fs.statSync(file).ino;
-  const appender = spawn(process.execPath, [path.join(root, '__test__', 'appender.mjs'), file, '0'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const appender = spawn(process.execPath, [path.join(root, '__test__', 'support', 'appender.mjs'), file, '0'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   appender.stdout.on('data', (d) => (out += d));
   const done = new Promise((r) => appender.on('exit', r));
@@ -212,7 +212,7 @@ test(`killing an edit at random moments ${EDIT_KILLS} times leaves the old or th
   for (let i = 0; i < EDIT_KILLS; i++) {
     fs.writeFileSync(file, original);
     for (const f of fs.readdirSync(dir)) if (f !== 'e5.jsonl') fs.rmSync(path.join(dir, f));
-    const child = spawn(process.execPath, [path.join(root, '__test__', 'edit-child.mjs'), state, 'e5'], { stdio: 'ignore' });
+    const child = spawn(process.execPath, [path.join(root, '__test__', 'support', 'edit-child.mjs'), state, 'e5'], { stdio: 'ignore' });
     const exited = new Promise((r) => child.on('exit', r));
     await new Promise((r) => setTimeout(r, 40 + Math.random() * 160));
     child.kill('SIGKILL');

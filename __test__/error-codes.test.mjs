@@ -7,7 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addon, root } from './helpers.mjs';
+import { addon, root } from './support/helpers.mjs';
 
 /** The core's codes, `{ Variant: 'E_…' }`, from `ErrorCode::as_str`. */
 function coreCodes() {

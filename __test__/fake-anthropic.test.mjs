@@ -4,7 +4,7 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startFakeAnthropic } from './fake-anthropic.mjs';
+import { startFakeAnthropic } from './support/fake-anthropic.mjs';
 
 const post = (api, body, headers = {}) => fetch(`${api.url}/v1/messages?beta=true`, {
   method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addon, tempDir } from './helpers.mjs';
+import { addon, tempDir } from './support/helpers.mjs';
 
 test('detectPatterns: types, confidence and the sentence; chatter gives nothing', () => {
   assert.deepEqual(addon.detectPatterns('Turns out the cron ran in UTC. Fixed the schedule, all tests pass.'), [

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { addon, fixtureClaudeDir, tempDir, assistantLine, userLine } from './helpers.mjs';
+import { addon, fixtureClaudeDir, tempDir, assistantLine, userLine } from './support/helpers.mjs';
 
 test('contextPressure agrees with discovery on the fixtures and reports the one-line form', async () => {
   const claude = fixtureClaudeDir();

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { root, tempDir, slugOf, userLine, jsonl, posix, stress } from './helpers.mjs';
+import { root, tempDir, slugOf, userLine, jsonl, posix, stress } from './support/helpers.mjs';
 
 const GiB = 1024 ** 3;
 const RSS_MB = 400;
@@ -33,7 +33,7 @@ function place() {
 function run(call, p, { seconds = 120, rssMb = RSS_MB } = {}) {
   const args = path.join(path.dirname(p.state), 'args.json');
   fs.writeFileSync(args, JSON.stringify(p));
-  const r = spawnSync(process.execPath, [path.join(root, '__test__', 'hostile-child.mjs'), call, args], { encoding: 'utf8', timeout: seconds * 1000, maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, [path.join(root, '__test__', 'support', 'hostile-child.mjs'), call, args], { encoding: 'utf8', timeout: seconds * 1000, maxBuffer: 1 << 26 });
   assert.equal(r.signal, null, `${call} did not answer within ${seconds} s (${r.signal}): ${r.stderr}`);
   assert.equal(r.status, 0, `${call} crashed: ${r.stderr}`);
   const out = JSON.parse(r.stdout);

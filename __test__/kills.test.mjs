@@ -15,8 +15,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { root, posix, stress } from './helpers.mjs';
-import { roundOf, callsOf, writers, assertWhole, leftovers, files } from './writers.mjs';
+import { root, posix, stress } from './support/helpers.mjs';
+import { roundOf, callsOf, writers, assertWhole, leftovers, files } from './support/writers.mjs';
 
 const KILLS = Number(process.env.OSI_KILLS ?? stress(100, 5));
 
@@ -27,7 +27,7 @@ const KILLS = Number(process.env.OSI_KILLS ?? stress(100, 5));
 const ROUNDS = 1000;
 
 async function killAt(writer, setupFile, env, delayMs, first, opLog) {
-  const child = spawn(process.execPath, [path.join(root, '__test__', 'writer-child.mjs'), writer, setupFile, String(first), opLog], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, '__test__', 'support', 'writer-child.mjs'), writer, setupFile, String(first), opLog], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((r) => child.on('exit', (code, signal) => r({ code, signal })));

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync, execFileSync } from 'node:child_process';
-import { root, fixtures, tempDir, fixtureClaudeDir, openclawTranscript, posix } from './helpers.mjs';
+import { root, fixtures, tempDir, fixtureClaudeDir, openclawTranscript, posix } from './support/helpers.mjs';
 
 const OCC = path.join(root, 'bin', 'occ.mjs');
 const F8 = 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { root, tempDir } from './helpers.mjs';
+import { root, tempDir } from './support/helpers.mjs';
 import plugin from '../plugin/index.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));

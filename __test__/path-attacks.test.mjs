@@ -12,8 +12,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { addon, root as repoRoot, tempDir, openclawTranscript, FULL_STRESS } from './helpers.mjs';
-import { files } from './writers.mjs';
+import { addon, root as repoRoot, tempDir, openclawTranscript, FULL_STRESS } from './support/helpers.mjs';
+import { files } from './support/writers.mjs';
 
 const CANARY = 'OUTSIDE-CANARY';
 

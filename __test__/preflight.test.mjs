@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { addon, tempDir, uuid, userLine, jsonl, writeSession } from './helpers.mjs';
+import { addon, tempDir, uuid, userLine, jsonl, writeSession } from './support/helpers.mjs';
 import plugin from '../plugin/index.mjs';
 import { isClaudeAcpSpawn } from '../plugin/spawns/admission.mjs';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { addon, tempDir, uuid, userLine, jsonl, writeSession , needsPosix } from './helpers.mjs';
+import { addon, tempDir, uuid, userLine, jsonl, writeSession , needsPosix } from './support/helpers.mjs';
 
 /** `gh` is stubbed here by a shell script on PATH. */
 const GH = needsPosix('gh is stubbed by a shell script');

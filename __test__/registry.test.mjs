@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { addon, root, tempDir, fixtureClaudeDir, posix, stress } from './helpers.mjs';
+import { addon, root, tempDir, fixtureClaudeDir, posix, stress } from './support/helpers.mjs';
 
 function withState(fn) {
   const state = tempDir('osi-state-');
@@ -94,11 +94,11 @@ test(`8 processes x ${UPDATES} updates lose nothing and the file is valid JSON a
     const seed = spawn(process.execPath, ['-e', `require(${JSON.stringify(path.join(root, 'index.js'))}).saveSession('main', '${repo}', 'shared-session')`], { env, stdio: 'inherit' });
     seed.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`seed exited ${c}`))));
   });
-  const reader = spawn(process.execPath, [path.join(root, '__test__', 'registry-reader.mjs'), registryFile(state, 'main')], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const reader = spawn(process.execPath, [path.join(root, '__test__', 'support', 'registry-reader.mjs'), registryFile(state, 'main')], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   let readerOut = '';
   reader.stdout.on('data', (d) => (readerOut += d));
   const writers = Array.from({ length: 8 }, () => new Promise((resolve, reject) => {
-    const w = spawn(process.execPath, [path.join(root, '__test__', 'registry-writer.mjs'), 'main', repo, String(UPDATES)], { env, stdio: 'inherit' });
+    const w = spawn(process.execPath, [path.join(root, '__test__', 'support', 'registry-writer.mjs'), 'main', repo, String(UPDATES)], { env, stdio: 'inherit' });
     w.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`writer exited ${c}`))));
   }));
   const done = new Promise((r) => reader.on('exit', r));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { addon, root, tempDir, slugOf, userLine, jsonl, writeSession, posix, stress } from './helpers.mjs';
+import { addon, root, tempDir, slugOf, userLine, jsonl, writeSession, posix, stress } from './support/helpers.mjs';
 
 const SID = '7d1f3c2a-aaaa-4bbb-8ccc-ddddeeeeffff';
 
@@ -58,7 +58,7 @@ test('several processes pinning at once lose nothing', async () => {
   const { work, claudeConfigDir, stateDir } = setup();
   const PINS = stress(40, 10);
   const writers = Array.from({ length: 6 }, (_, w) => new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [path.join(root, '__test__', 'pin-writer.mjs'), stateDir, claudeConfigDir, work, SID, `w${w}`, String(PINS)], { stdio: 'inherit' });
+    const p = spawn(process.execPath, [path.join(root, '__test__', 'support', 'pin-writer.mjs'), stateDir, claudeConfigDir, work, SID, `w${w}`, String(PINS)], { stdio: 'inherit' });
     p.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`writer ${w} exited ${c}`))));
   }));
   await Promise.all(writers);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, tempDir, uuid, userLine, assistantLine, jsonl, writeSession, posix, stress } from './helpers.mjs';
+import { root, tempDir, uuid, userLine, assistantLine, jsonl, writeSession, posix, stress } from './support/helpers.mjs';
 
 // A real folder: gatherProjectStatus refuses a path that does not exist.
 const repo = tempDir('osi-cached-repo-');

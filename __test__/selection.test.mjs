@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { addon } from './helpers.mjs';
+import { addon } from './support/helpers.mjs';
 
 const hour = 3600_000;
 function session(id, lastTask, extra = {}) {

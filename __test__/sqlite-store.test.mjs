@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { addon, root, fixtures, tempDir, posix, writeSqliteStore } from './helpers.mjs';
+import { addon, root, fixtures, tempDir, posix, writeSqliteStore } from './support/helpers.mjs';
 
 const SYNTH = '6513270e-269e-4d37-b2a7-4de452e6b438';
 const F8 = 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addon, fixtures, tempDir } from './helpers.mjs';
+import { addon, fixtures, tempDir } from './support/helpers.mjs';
 
 function stateDir() {
   const state = tempDir('osi-oc-');

@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { tempDir, posix, root } from './helpers.mjs';
-import { roundOf, writers, files } from './writers.mjs';
+import { tempDir, posix, root } from './support/helpers.mjs';
+import { roundOf, writers, files } from './support/writers.mjs';
 
 const sh = (cmd) => spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
 /** Root that may mount (not so in a container without CAP_SYS_ADMIN). */
@@ -122,7 +122,7 @@ for (const [name, w] of Object.entries(writers)) {
     const setup = path.join(fs.realpathSync(tempDir('osi-fsize-')), 'setup.json');
     fs.writeFileSync(setup, JSON.stringify(s));
     const before = snapshot(s.state);
-    const child = spawnSync('prlimit', [`--fsize=${limit}`, process.execPath, path.join(root, '__test__', 'writer-child.mjs'), writer, setup, '--once'], { env: process.env, encoding: 'utf8' });
+    const child = spawnSync('prlimit', [`--fsize=${limit}`, process.execPath, path.join(root, '__test__', 'support', 'writer-child.mjs'), writer, setup, '--once'], { env: process.env, encoding: 'utf8' });
     assert.equal(child.status, 0, child.stderr);
     const answer = JSON.parse(child.stdout);
     assert.equal(answer.code, 'E_WRITE_FAILED', `limit ${limit} bytes: ${child.stdout}`);

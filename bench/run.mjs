@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus, generateOpenclawTranscript } from './corpus.mjs';
 import { makeGitRepo } from './git-repo.mjs';
-import { NODE24, node24 } from '../__test__/openclaw/env.mjs';
+import { NODE24, node24 } from '../__test__/openclaw/support/env.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (name, dflt) => {

@@ -9,9 +9,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, tempDir } from '../helpers.mjs';
-import { run, startRegistry } from './registry.mjs';
-import { node24 } from '../openclaw/env.mjs';
+import { root, tempDir } from '../support/helpers.mjs';
+import { run, startRegistry } from './support/registry.mjs';
+import { node24 } from '../openclaw/support/env.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const platformName = 'linux-x64-gnu'; // the platform package of the host the test runs on

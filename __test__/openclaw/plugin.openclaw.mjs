@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import { addon, root, tempDir, writeSession, userLine, assistantLine, jsonl, writeSqliteStore } from '../helpers.mjs';
-import { processAlive } from './process.mjs';
-import { freePort, run } from '../install/registry.mjs';
-import { node24, openclaw, openclawCli, openclawEnv } from './env.mjs';
-import { PLUGIN_ID as ID, packedPlugin, pkg, platformName } from './pack.mjs';
+import { addon, root, tempDir, writeSession, userLine, assistantLine, jsonl, writeSqliteStore } from '../support/helpers.mjs';
+import { processAlive } from './support/process.mjs';
+import { freePort, run } from '../install/support/registry.mjs';
+import { node24, openclaw, openclawCli, openclawEnv } from './support/env.mjs';
+import { PLUGIN_ID as ID, packedPlugin, pkg, platformName } from './support/pack.mjs';
 
 const VERSION = '2026.9.6';
 const SYNTH = '6513270e-269e-4d37-b2a7-4de452e6b438';

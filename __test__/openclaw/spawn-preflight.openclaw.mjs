@@ -13,10 +13,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { addon } from '../helpers.mjs';
-import { startFakeAnthropic } from '../fake-anthropic.mjs';
-import { PLUGIN_ID, packedPlugin } from './pack.mjs';
-import { commandLine, gitRepo, lineText, sleep, startChain, transcriptsOf, until } from './acp-chain.mjs';
+import { addon } from '../support/helpers.mjs';
+import { startFakeAnthropic } from '../support/fake-anthropic.mjs';
+import { PLUGIN_ID, packedPlugin } from './support/pack.mjs';
+import { commandLine, gitRepo, lineText, sleep, startChain, transcriptsOf, until } from './support/acp-chain.mjs';
 
 /** The texts of one user message, without Claude Code's own system reminders. */
 const textsOf = (m) => (typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b?.type === 'text').map((b) => b.text))

@@ -11,8 +11,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addon, root, tempDir, writeSqliteStore } from '../helpers.mjs';
-import { OPENCLAW, openclaw, openclawCli, openclawEnv, runNode24 } from './env.mjs';
+import { addon, root, tempDir, writeSqliteStore } from '../support/helpers.mjs';
+import { OPENCLAW, openclaw, openclawCli, openclawEnv, runNode24 } from './support/env.mjs';
 
 const SYNTH = { sessionId: '6513270e-269e-4d37-b2a7-4de452e6b438', sessionKey: 'agent:main:synthetic-tools' };
 const F8 = { sessionId: 'f8c3e7a8-7dc1-43cc-8ce0-a9d268c29be1', sessionKey: 'agent:main:openresponses-user:9e983849' };
@@ -28,7 +28,7 @@ function store(schema) {
 /** What OpenClaw `version` reads of the sessions, in a fresh process. */
 function read(version, state) {
   const out = path.join(tempDir('osi-oc-read-'), 'read.json');
-  runNode24([path.join(root, '__test__', 'openclaw', 'read-session.mjs'), openclaw(version), state, out, JSON.stringify(SESSIONS)],
+  runNode24([path.join(root, '__test__', 'openclaw', 'support', 'read-session.mjs'), openclaw(version), state, out, JSON.stringify(SESSIONS)],
     { env: openclawEnv(state, tempDir('osi-oc-home-')) });
   return JSON.parse(fs.readFileSync(out, 'utf8'));
 }

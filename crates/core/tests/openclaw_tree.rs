@@ -1,7 +1,7 @@
 //! The active path on every shape OpenClaw's tree rules tell apart, against
 //! what OpenClaw's own tree scan built for it: the expected paths in
 //! `fixtures/openclaw-tree-scenarios.json` were written by
-//! `__test__/openclaw/tree-scenarios.mjs` running the real OpenClaw 2026.9.6
+//! `__test__/openclaw/support/tree-scenarios.mjs` running the real OpenClaw 2026.9.6
 //! (2026.8.2 builds the same; `npm run test:openclaw` re-checks both).
 
 use session_intel_core::openclaw::entry::EntryHead;

@@ -9,8 +9,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { after } from 'node:test';
-import { tempDir } from '../helpers.mjs';
-import { cacheDir, node24 } from '../openclaw/env.mjs';
+import { tempDir } from '../../support/helpers.mjs';
+import { cacheDir, node24 } from '../../openclaw/support/env.mjs';
 
 const VERDACCIO = '6.10.4';
 

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import { cacheDir, installOnce } from './openclaw/env.mjs';
+import { cacheDir, installOnce } from '../openclaw/support/env.mjs';
 
 /** The Claude Code release the suites run. */
 export const CLAUDE_CODE = '2.1.328';

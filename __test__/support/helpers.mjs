@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const addon = createRequire(import.meta.url)(path.join(root, 'entry.js'));
 export const fixtures = path.join(root, 'fixtures', 'shared');
 /**

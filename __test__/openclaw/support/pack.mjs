@@ -5,8 +5,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, tempDir } from '../helpers.mjs';
-import { run, startRegistry } from '../install/registry.mjs';
+import { root, tempDir } from '../../support/helpers.mjs';
+import { run, startRegistry } from '../../install/support/registry.mjs';
 
 export const PLUGIN_ID = 'openclaw-session-intel';
 export const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));

@@ -8,7 +8,7 @@
 // prompts as typed, the CLI's own cost per run, and what the API billed
 // under its id.
 //
-//   node __test__/claude-record-fixtures.mjs
+//   node __test__/support/claude-record-fixtures.mjs
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { startFakeAnthropic } from './fake-anthropic.mjs';
 import { CLAUDE_CODE } from './claude-cli.mjs';
 import { makeRepos, runScenarios, RUN_FLAGS } from './claude-scenarios.mjs';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const out = path.join(repoRoot, 'fixtures', 'claude-code-2.1');
 /** The fixed scratch root the recording runs in. */
 const ROOT = '/tmp/osi-claude-code-2.1';
