@@ -249,7 +249,7 @@ test('the guards: no cwd, a missing cwd and a resume of a gone transcript are bl
   assert.equal(api.requests.slice(before).filter((r) => (taskMessage(r) ?? '').includes('login redirect')).length, 0, 'Claude Code never ran');
 });
 
-test('the busy guard: a repository where a spawned Claude Code is working is blocked, naming it; another repository is not', { timeout: 600_000 }, async () => {
+test('the busy guard: a repository where a spawned Claude Code is working is blocked, naming it, across a config reload; another repository is not', { timeout: 600_000 }, async () => {
   const release = hold('Slowly rename');
   try {
     await busyScenario(release);
@@ -264,9 +264,14 @@ async function busyScenario(release) {
   assert.ok(claudeRunning(first.sessionId), 'Claude Code is in flight');
   // The plugin learns the Claude session id of its spawn from the transcript.
   await sleep(6000);
+  // A config change reloads the plugin, a fresh copy of it: the spawn in
+  // flight is still tracked (blocked as this gateway's spawn, naming its
+  // child, not only by Claude Code's liveness record).
+  await reconfigure({ spawnPreflight: { busyWindowSeconds: 11 } });
   const reason = blocked(await chain.spawnClaude({ task: 'Add a changelog', cwd: repos.beta.dir }));
   assert.ok(reason.includes(first.sessionId), `names the Claude session: ${reason}`);
   assert.ok(reason.includes(first.childSessionKey), `names OpenClaw's child: ${reason}`);
+  assert.match(reason, /spawned through OpenClaw and not finished/);
   assert.ok(reason.includes(repos.beta.dir), reason);
   // The same moment, another repository: not blocked, runs to its end.
   const other = await spawnClaude({ task: 'Add a changelog to epsilon', cwd: repos.epsilon.dir });
@@ -283,6 +288,7 @@ async function busyScenario(release) {
   }, 120_000, 3000);
   const again = await api.waitForRequest((r) => (taskMessage(r) ?? '').startsWith('Add a changelog to beta'), 300_000);
   await ended(again.sessionId);
+  await reconfigure({});
 }
 
 test('continuation: a related task carries the earlier session\'s context; an unrelated one does not; neither resumes it', { timeout: 900_000 }, async () => {
