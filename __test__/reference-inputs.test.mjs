@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { addon, root, tempDir, userLine, assistantLine, jsonl, writeSession, openclawTranscript } from './helpers.mjs';
+import { addon, root, tempDir, userLine, assistantLine, jsonl, writeSession, openclawTranscript } from './support/helpers.mjs';
 
 // Everything below reads and writes only these folders, and never asks a model.
 const base = fs.realpathSync(tempDir('osi-ref-inputs-'));
