@@ -23,7 +23,7 @@ test('streams text and tool calls with the usage it logs under the session id', 
       : undefined,
   });
   try {
-    const res = await post(api, { model: 'claude-test-1', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'run it' }] }] }, { 'X-Claude-Code-Session-Id': 'sess-1' });
+    const res = await post(api, { model: 'claude-test-1', stream: true, system: [{ type: 'text', text: 'You are a test.' }, { type: 'text', text: 'Be brief.' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'run it' }] }] }, { 'X-Claude-Code-Session-Id': 'sess-1' });
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
     const evs = events(await res.text());
     assert.deepEqual(evs.map((e) => e.event).filter((e) => e !== 'content_block_delta'),
@@ -39,6 +39,7 @@ test('streams text and tool calls with the usage it logs under the session id', 
     assert.equal(logged.sessionId, 'sess-1');
     assert.equal(logged.model, 'claude-test-1');
     assert.equal(logged.lastUserText, 'run it');
+    assert.equal(logged.systemText, 'You are a test.\nBe brief.');
     assert.ok(logged.completed);
     assert.deepEqual(api.usageBySession(), { 'sess-1': { requests: 1, inputTokens: 11, outputTokens: 22, cacheReadTokens: 33, cacheCreationTokens: 99, cacheCreation5m: 44, cacheCreation1h: 55, models: ['claude-test-1'] } });
   } finally {

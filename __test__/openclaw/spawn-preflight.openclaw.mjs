@@ -16,46 +16,11 @@ import { spawn } from 'node:child_process';
 import { addon } from '../support/helpers.mjs';
 import { startFakeAnthropic } from '../support/fake-anthropic.mjs';
 import { PLUGIN_ID, packedPlugin } from './support/pack.mjs';
-import { commandLine, gitRepo, lineText, sleep, startChain, transcriptsOf, until } from './support/acp-chain.mjs';
+import { closeChain, gitRepo, isTitleRequest, lineText, sleep, startChain, taskMessage, transcriptsOf, until, userTexts } from './support/acp-chain.mjs';
+import { scriptedClaude } from './support/scripted-models.mjs';
 
-/** The texts of one user message, without Claude Code's own system reminders. */
-const textsOf = (m) => (typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b?.type === 'text').map((b) => b.text))
-  .filter((t) => !t.startsWith('<system-reminder>'));
-/** The texts of the user messages Claude Code sent, without its own system reminders. */
-const userTexts = (r) => r.messages.filter((m) => m.role === 'user').flatMap(textsOf);
-/** The first user message of a request: the task Claude Code was given. */
-const taskMessage = (r) => userTexts(r)[0];
-/** The task a request works on: the latest user message with text (a resumed session's new task). */
-const currentTask = (r) => r.messages.filter((m) => m.role === 'user').map(textsOf).findLast((t) => t.length)?.[0];
-/** Claude Code's request for a session title: `<session>…</session>` and the instructions. */
-const isTitleRequest = (r) => r.lastUserText.startsWith('<session>');
-
-/** Answers the fake API holds back until the test releases them, by word in the task. */
-const holds = new Map();
-function hold(word) {
-  let release;
-  const promise = new Promise((ok) => (release = ok));
-  holds.set(word, { promise, release });
-  return () => release();
-}
-
-/** Tool calls the model makes first, by word in the task (then it answers). */
-const toolCalls = new Map();
-
-/**
- * The scripted model: a title is the first line of the session it is
- * asked about (as a model titles a session by what it was asked first);
- * a task gets its scripted tool calls, if any, and is then answered
- * "Done: <its first line>", after any hold on a word of it.
- */
-function respond(req) {
-  if (isTitleRequest(req)) return { text: req.lastUserText.split('\n')[1] ?? 'Untitled' };
-  const task = currentTask(req) ?? '';
-  const calls = [...toolCalls].find(([word]) => task.includes(word));
-  if (calls && !req.messages.some((m) => m.role === 'assistant')) return { toolCalls: calls[1] };
-  const held = [...holds].find(([word]) => task.includes(word));
-  return { text: `Done: ${task.split('\n')[0]}`, ...(held ? { hold: held[1].promise } : {}) };
-}
+/** Claude Code's scripted model (tool calls and holds by a word of the task). */
+const claude = scriptedClaude();
 
 let api;
 let chain;
@@ -67,7 +32,7 @@ let chain;
 const repos = {};
 
 before(async () => {
-  api = await startFakeAnthropic({ respond, log: process.env.OSI_CHAIN_DEBUG ? (l) => console.error(`# api ${l}`) : undefined });
+  api = await startFakeAnthropic({ respond: (req) => claude.answer(req), log: process.env.OSI_CHAIN_DEBUG ? (l) => console.error(`# api ${l}`) : undefined });
   chain = await startChain({ api, plugin: await packedPlugin() });
   const base = path.join(chain.scratch, 'repos');
   repos.alpha = gitRepo(path.join(base, 'alpha'), { branch: 'feature/cart', files: { 'README.md': '# shop\n', 'src/cart.js': 'export const total = (items) => items.length;\n' }, message: 'Add the cart' });
@@ -77,35 +42,16 @@ before(async () => {
 }, { timeout: 900_000 });
 
 after(async () => {
-  for (const h of holds.values()) h.release();
-  if (chain) {
-    const left = await chain.stop();
-    if (left.length) console.error(`# killed what the gateway left running:\n# ${left.join('\n# ')}`);
-  }
-  await api?.close();
-  if (process.env.OSI_CHAIN_DEBUG && chain) console.error(chain.log());
+  claude.releaseAll();
+  await closeChain(chain, api);
 });
 
 /** A transcript by session id, anywhere under the scratch Claude config dir. */
-function transcript(sessionId) {
-  const projects = path.join(chain.claudeDir, 'projects');
-  for (const dir of fs.existsSync(projects) ? fs.readdirSync(projects) : []) {
-    const file = path.join(projects, dir, `${sessionId}.jsonl`);
-    if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  }
-  return null;
-}
-
+const transcript = (sessionId) => chain.transcript(sessionId);
 /** Whether a Claude Code process of `sessionId` still runs. */
-const claudeRunning = (sessionId) => chain.runningClaude().some((pid) => commandLine(pid).includes(sessionId));
-
+const claudeRunning = (sessionId) => chain.claudeRunning(sessionId);
 /** Waits until Claude Code answered in `sessionId` and its process is gone. */
-async function ended(sessionId) {
-  await until(`Claude Code session ${sessionId} to finish`, () => {
-    const lines = transcript(sessionId);
-    return lines?.some((l) => l.type === 'assistant' && lineText(l).startsWith('Done:')) && !claudeRunning(sessionId);
-  }, 300_000);
-}
+const ended = (sessionId) => chain.finished(sessionId);
 
 /** The result of a sessions_spawn call that OpenClaw accepted. */
 function accepted(res) {
@@ -250,7 +196,7 @@ test('the guards: no cwd, a missing cwd and a resume of a gone transcript are bl
 });
 
 test('the busy guard: a repository where a spawned Claude Code is working is blocked, naming it, across a config reload; another repository is not', { timeout: 600_000 }, async () => {
-  const release = hold('Slowly rename');
+  const release = claude.hold('Slowly rename');
   try {
     await busyScenario(release);
   } finally {
@@ -296,7 +242,7 @@ test('continuation: a related task carries the earlier session\'s context; an un
   const earlierTask = 'Add a webhook handler for payments in src/webhooks.js';
   const earlier = {};
   for (const name of ['gamma', 'delta']) {
-    toolCalls.set('payments in src/webhooks.js', [{ name: 'Write', input: { file_path: path.join(repos[name].dir, 'src', 'webhooks.js'), content: 'export function onPayment() {}\n' } }]);
+    claude.script('payments in src/webhooks.js', [{ name: 'Write', input: { file_path: path.join(repos[name].dir, 'src', 'webhooks.js'), content: 'export function onPayment() {}\n' } }]);
     earlier[name] = await terminalClaude(repos[name].dir, earlierTask);
     assert.ok(fs.existsSync(path.join(repos[name].dir, 'src', 'webhooks.js')), 'the earlier session wrote its file');
   }
@@ -316,18 +262,8 @@ test('continuation: a related task carries the earlier session\'s context; an un
   assert.deepEqual(Object.fromEntries(Object.entries(earlier).map(([k, id]) => [k, transcript(id).length])), sizes, 'neither earlier session was resumed');
 });
 
-/** OpenClaw's ACP records (the shared state database), as `{ key, identity }`. */
-async function acpRecords() {
-  const rows = await chain.queryState('select session_key, identity_json from acp_sessions');
-  return rows.map((r) => {
-    const encoded = r.session_key.replace(/^@acp:v1:/, '');
-    let key = r.session_key;
-    try {
-      key = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'))[1];
-    } catch {}
-    return { key, identity: r.identity_json };
-  });
-}
+/** OpenClaw's ACP records (see `chain.acpRecords`). */
+const acpRecords = () => chain.acpRecords();
 
 test('attribution outlives OpenClaw\'s ACP record: the spawned session is source openclaw with label and task; a terminal session stays native', { timeout: 600_000 }, async () => {
   assert.ok(cart, 'the first spawn ran');
@@ -358,11 +294,7 @@ async function reconfigure(config) {
 }
 
 /** The plugin's record of the spawn whose marker Claude Code received in `sent`. */
-async function spawnRecordOf(sent) {
-  const nonce = addon.parseOriginMarker(sent)?.spawn;
-  assert.ok(nonce, `the origin marker with the spawn's nonce: ${sent}`);
-  return (await addon.listSpawns('main', chain.state)).find((r) => r.nonce === nonce);
-}
+const spawnRecordOf = (sent) => chain.spawnRecordOf(sent);
 
 /**
  * The conversation a persistent spawn is bound to: OpenClaw's own chat
@@ -380,7 +312,7 @@ test('continuation by resuming: a related task resumes the requester\'s idle per
   // Its task is over, its Claude Code process idles; OpenClaw still records the session for the requester.
   const record = (await acpRecords()).find((r) => r.key === first.childSessionKey);
   assert.ok(record, `OpenClaw keeps its ACP record of ${first.childSessionKey}`);
-  assert.equal(JSON.parse(record.identity).acpxSessionId, first.sessionId);
+  assert.equal(record.identity.acpxSessionId, first.sessionId);
   await until('the plugin to learn the persistent spawn\'s session', async () => (await spawnRecordOf(first.sent))?.claudeSessionId === first.sessionId, 120_000, 1000);
   const before = transcript(first.sessionId).length;
 

@@ -85,6 +85,7 @@ import http from 'node:http';
  * @property {object[]} messages The messages Claude Code sent.
  * @property {string} lastUserText See `FakeRequest`.
  * @property {string[]} toolNames
+ * @property {string} systemText See `FakeRequest` (what a test asserts the client told its model).
  * @property {{text?: string, thinking?: string, toolCalls: ToolCall[], stopReason: string}|null} answer
  * @property {object|null} usage The usage object returned, in the API's own snake_case shape.
  * @property {boolean} completed The whole answer was written (false when the client went away first).
@@ -202,7 +203,7 @@ export async function startFakeAnthropic({ respond, log } = {}) {
     const entry = {
       n, time: new Date().toISOString(), method: req.method, path: req.url, sessionId,
       claudeHeaders: Object.fromEntries(Object.entries(headers).filter(([k]) => k.startsWith('x-claude-code-') || k.startsWith('anthropic-'))),
-      model: null, stream: false, messages: [], lastUserText: '', toolNames: [], answer: null, usage: null, completed: false,
+      model: null, stream: false, messages: [], lastUserText: '', toolNames: [], systemText: '', answer: null, usage: null, completed: false,
     };
     requests.push(entry);
     const fail = (status, type, message) => {
@@ -231,7 +232,7 @@ export async function startFakeAnthropic({ respond, log } = {}) {
       toolResults: Array.isArray(last?.content) ? last.content.filter((b) => b?.type === 'tool_result') : [],
       toolNames: (body.tools ?? []).map((t) => t.name), systemText: systemTextOf(body.system),
     };
-    Object.assign(entry, { model: body.model ?? null, stream: body.stream === true, messages, lastUserText: fr.lastUserText, toolNames: fr.toolNames });
+    Object.assign(entry, { model: body.model ?? null, stream: body.stream === true, messages, lastUserText: fr.lastUserText, toolNames: fr.toolNames, systemText: fr.systemText });
 
     let answer;
     try {
