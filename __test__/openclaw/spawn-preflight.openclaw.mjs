@@ -69,21 +69,6 @@ function blocked(res) {
 }
 
 /**
- * OpenClaw 2026.9.6 under load sometimes fails an accepted ACP spawn before
- * its first turn: "ACP_SESSION_INIT_FAILED: ACP metadata is missing for
- * <child key>" (its turn read the session's ACP record before a slow
- * SQLite write of it committed). Claude Code then never gets the task.
- * Such a spawn, and only such a spawn, is made again.
- */
-const HOST_INIT_RACE = /ACP_SESSION_INIT_FAILED: ACP metadata is missing/;
-
-/** OpenClaw's task run of a spawn's child session, `{ status, error }` or undefined. */
-async function taskRun(childSessionKey) {
-  const rows = await chain.queryState(`select status, error from task_runs where child_session_key = '${childSessionKey.replace(/'/g, "''")}'`);
-  return rows.at(-1);
-}
-
-/**
  * Spawns Claude Code with `args` (from the conversation `origin`, see
  * `chain.invoke`) and waits for its first request to the API (and, unless
  * `wait` is false, for its end). Returns OpenClaw's child key, Claude
@@ -95,14 +80,15 @@ async function spawnClaude(args, { wait = true, origin } = {}) {
     const sent = api.waitForRequest((r) => !isTitleRequest(r) && (taskMessage(r) ?? '').includes(args.task), 300_000)
       .catch((e) => assert.fail(`${e.message}: Claude Code never sent the task of ${childSessionKey}\n${chain.diagnostics()}`));
     let settled = false;
+    // OpenClaw may fail it before its first turn (HOST_SPAWN_RACES): only such a spawn is made again.
     const raced = until(`${childSessionKey} to fail before its first turn`,
-      async () => settled || HOST_INIT_RACE.test((await taskRun(childSessionKey))?.error ?? ''), 300_000, 5000).catch(() => new Promise(() => {}));
+      async () => settled || Boolean(await chain.hostFailedSpawn(childSessionKey)), 300_000, 5000).catch(() => new Promise(() => {}));
     const req = await Promise.race([sent, raced]);
     settled = true;
     if (req === true) {
       sent.catch(() => {});
       assert.ok(attempt < 3, `OpenClaw failed ${attempt} spawns of "${args.task}" before their first turn`);
-      console.error(`# OpenClaw failed ${childSessionKey} before its first turn (ACP metadata missing); spawning it again`);
+      console.error(`# OpenClaw failed ${childSessionKey} before its first turn (${await chain.hostFailedSpawn(childSessionKey)}); spawning it again`);
       continue;
     }
     if (wait) await ended(req.sessionId);

@@ -159,6 +159,18 @@ export default {
 `);
 }
 
+/**
+ * How OpenClaw 2026.9.6 under load sometimes fails an accepted ACP spawn
+ * before its first turn, so that Claude Code never gets the task:
+ * "ACP_SESSION_INIT_FAILED: ACP metadata is missing for <child key>" (the
+ * turn read the session's ACP record before a slow SQLite write of it
+ * committed; seen on the first spawn after a start) and
+ * "SessionTranscriptWriterClaimReboundError: session writer claim changed
+ * before transcript persistence" (seen with two gateways on two busy cores).
+ * The suites make such a spawn again, and only such a spawn.
+ */
+export const HOST_SPAWN_RACES = /ACP_SESSION_INIT_FAILED: ACP metadata is missing|SessionTranscriptWriterClaimReboundError/;
+
 /** Whether this process runs as root (Claude Code then wants IS_SANDBOX=1). */
 const isRoot = process.getuid?.() === 0;
 
@@ -425,6 +437,17 @@ const db = new DatabaseSync(${JSON.stringify(db)}, { readOnly: true });
 console.log(JSON.stringify(db.prepare(${JSON.stringify(sql)}).all()));`;
       return new Promise((ok, fail) => execFile(node24(), ['--no-warnings', '--input-type=module', '-e', code], { timeout: 60_000, maxBuffer: 64 << 20 },
         (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : ok(JSON.parse(stdout)))));
+    },
+    /**
+     * The error by which OpenClaw failed the spawn of child
+     * `childSessionKey` in one of `HOST_SPAWN_RACES` (its task run's error,
+     * or a gateway log line naming the child), or undefined.
+     */
+    async hostFailedSpawn(childSessionKey) {
+      const runs = await chain.queryState(`select error from task_runs where child_session_key = '${childSessionKey.replace(/'/g, "''")}'`);
+      const error = runs.at(-1)?.error ?? '';
+      if (HOST_SPAWN_RACES.test(error)) return error;
+      return log.split('\n').find((l) => l.includes(childSessionKey) && HOST_SPAWN_RACES.test(l));
     },
     /**
      * OpenClaw's ACP records (`acp_sessions` of the shared state database),
