@@ -45,8 +45,9 @@
 // One gateway serves every scenario, each from its own requester session
 // and in its own repository, so that announces and busy repositories do not
 // cross; the restart comes last. A scenario whose spawn OpenClaw fails
-// before its first turn (`HOST_SPAWN_RACES`) runs again, with new
-// repositories, sessions and words, at most twice.
+// before its first turn (`HOST_SPAWN_RACES`, or its dispatch timing out
+// under load) runs again, with new repositories, sessions and words, at
+// most twice.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -81,8 +82,19 @@ after(async () => {
   await closeChain(chain, api);
 });
 
-/** A spawn OpenClaw failed before Claude Code got its task (see `HOST_SPAWN_RACES`). */
+/**
+ * A spawn OpenClaw failed before Claude Code got its task: one of
+ * `HOST_SPAWN_RACES`, or a spawn it could not dispatch in time
+ * (`DISPATCH_TIMEOUT`).
+ */
 class HostFailedSpawn extends Error {}
+
+/**
+ * The result of a spawn OpenClaw could not hand to its ACP runtime in time
+ * (seen with a load average of 30 on two cores): `{ status: "error",
+ * errorCode: "dispatch_failed", error: "gateway request timeout for agent" }`.
+ */
+const DISPATCH_TIMEOUT = (outcome) => outcome?.status === 'error' && outcome.errorCode === 'dispatch_failed' && /gateway request timeout/.test(outcome.error ?? '');
 
 /**
  * A scenario: `body(run)` with `run.repo(name)` (a new git repository),
@@ -119,6 +131,8 @@ async function userTurn(word, message, sessionKey) {
   assert.equal(turn.status, 'ok', JSON.stringify(turn).slice(0, 2000));
   const outcomes = agent.spawnResults(word);
   assert.ok(outcomes?.every(Boolean), `the model got every spawn's result: ${JSON.stringify(outcomes)}\n${chain.diagnostics()}`);
+  const late = outcomes.find(DISPATCH_TIMEOUT);
+  if (late) throw new HostFailedSpawn(`OpenClaw could not dispatch the spawn of "${late.task}" in time: ${late.error}`);
   return { reply: turn.result?.payloads?.map((p) => p.text).join('\n') ?? '', outcomes };
 }
 
