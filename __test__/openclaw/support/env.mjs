@@ -20,16 +20,48 @@ export const cacheDir = process.env.OPENCLAW_SESSION_INTEL_TEST_CACHE
 
 /** Installs `specs` into `dir` once; a marker records a finished install.
  *  Optional dependencies stay (npm's default): some packages carry their
- *  native binaries in them. */
+ *  native binaries in them. Processes that share the cache (suites running
+ *  side by side) take turns through a lock folder `<dir>.lock` holding the
+ *  owner's pid; a lock whose owner is gone is taken over. */
 export function installOnce(dir, specs) {
   const marker = path.join(dir, '.installed');
   const want = specs.join(' ');
-  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === want) return;
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
-  execFileSync('npm', ['install', '--prefix', dir, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
-  fs.writeFileSync(marker, want);
+  const done = () => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === want;
+  if (done()) return;
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const release = lockFolder(`${dir}.lock`);
+  try {
+    if (done()) return;
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
+    execFileSync('npm', ['install', '--prefix', dir, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+    fs.writeFileSync(marker, want);
+  } finally {
+    release();
+  }
+}
+
+/** Takes the lock folder `lock` (waiting up to 15 minutes), returns its release. */
+function lockFolder(lock) {
+  const deadline = Date.now() + 15 * 60_000;
+  const owner = path.join(lock, 'pid');
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(owner, String(process.pid));
+      return () => fs.rmSync(lock, { recursive: true, force: true });
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
+    let pid = 0;
+    try { pid = Number(fs.readFileSync(owner, 'utf8')); } catch {}
+    let alive = pid > 0;
+    if (alive) { try { process.kill(pid, 0); } catch (e) { alive = e.code === 'EPERM'; } }
+    if (!alive && pid > 0) { fs.rmSync(lock, { recursive: true, force: true }); continue; }
+    if (Date.now() > deadline) throw new Error(`${lock} is held by pid ${pid} for over 15 minutes`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
 }
 
 /** Node 24's binary, with `npm` and `npx` beside it. */
