@@ -7,9 +7,9 @@ use indexmap::IndexMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rayon::prelude::*;
-use session_intel_core::claude_code::{
-    self as cc, discovery, history, paths, registry as reg, ScanCache,
-};
+use session_intel_core::claude_code::layout::{history, paths};
+use session_intel_core::claude_code::records::registry as reg;
+use session_intel_core::claude_code::{self as cc, discovery, DiscoveryCache};
 use session_intel_core::now_iso;
 use session_intel_core::openclaw::state_dir::resolve_state_dir;
 use std::path::PathBuf;
@@ -54,7 +54,7 @@ pub struct DiscoverOptions {
 /// The context windows an option gives, as core reads them.
 pub fn context_windows(
     option: Option<&std::collections::HashMap<String, f64>>,
-) -> cc::context_window::ContextWindows {
+) -> cc::fold::context_window::ContextWindows {
     let mut overrides: Vec<(String, u64)> = option
         .into_iter()
         .flatten()
@@ -63,7 +63,7 @@ pub fn context_windows(
         .collect();
     // One order for one set of windows: a repeat call finds it unchanged.
     overrides.sort();
-    cc::context_window::ContextWindows { overrides }
+    cc::fold::context_window::ContextWindows { overrides }
 }
 
 impl From<DiscoverOptions> for cc::DiscoverOptions {
@@ -653,7 +653,7 @@ pub fn resolve_session(
         let found = registry().get(&agent_id, &key)?.filter(|entry| {
             let claude_dir = paths::claude_config_dir(None);
             let repo = paths::resolve_lexically(&repo_path);
-            discovery::find_transcript(&claude_dir, &repo, &entry.session_id).is_some()
+            cc::find_transcript(&claude_dir, &repo, &entry.session_id).is_some()
         });
         Ok(match found {
             Some(entry) => Either::A(entry.session_id),
@@ -741,7 +741,7 @@ pub fn peek_session_history(
         let limits = opts.map(history::PeekLimits::from).unwrap_or_default();
         let claude_dir = paths::claude_config_dir(None);
         let repo = paths::resolve_lexically(&repo_path);
-        Ok(discovery::find_transcript(&claude_dir, &repo, &session_id)
+        Ok(cc::find_transcript(&claude_dir, &repo, &session_id)
             .map(|p| history::peek_session_history(&p, limits))
             .unwrap_or_default())
     })
@@ -752,7 +752,7 @@ pub fn peek_session_history(
 #[napi(catch_unwind, ts_return_type = "Promise<JsonlHeader>")]
 pub fn parse_jsonl_header(file_path: String) -> AsyncTask<CoreTask<cc::JsonlHeader, JsonlHeader>> {
     AsyncTask::new(CoreTask::new(
-        move || discovery::parse_jsonl_header(&PathBuf::from(file_path), ScanCache::global()),
+        move || discovery::parse_jsonl_header(&PathBuf::from(file_path), DiscoveryCache::global()),
         JsonlHeader::from,
     ))
 }
@@ -771,7 +771,7 @@ pub fn discover_sessions(
             Ok(cc::discover_sessions(
                 &repo_path,
                 &options,
-                ScanCache::global(),
+                DiscoveryCache::global(),
             ))
         },
         |v| v.iter().map(Into::into).collect(),
@@ -794,8 +794,12 @@ pub fn discover_sessions_json(
     let options = cc::DiscoverOptions::from(options.unwrap_or_default());
     AsyncTask::new(CoreTask::new(
         move || {
-            let json =
-                cc::discover_sessions_as(&repo_path, &options, ScanCache::global(), sessions_json);
+            let json = cc::discover_sessions_as(
+                &repo_path,
+                &options,
+                DiscoveryCache::global(),
+                sessions_json,
+            );
             json.0.clone().map_err(|e| {
                 session_intel_core::Error::new(
                     session_intel_core::ErrorCode::Internal,

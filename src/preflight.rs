@@ -5,9 +5,9 @@ use crate::error::CoreTask;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use session_intel_core as core;
-use session_intel_core::claude_code::paths::claude_config_dir;
-use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord as CoreRecord};
-use session_intel_core::claude_code::{PersistentCache, ScanCache};
+use session_intel_core::claude_code::layout::paths::claude_config_dir;
+use session_intel_core::claude_code::records::spawn_record::{SpawnLog, SpawnRecord as CoreRecord};
+use session_intel_core::claude_code::{DiscoveryCache, PersistentCache};
 use session_intel_core::openclaw::state_dir::{resolve_state_dir, DEFAULT_AGENT_ID};
 use session_intel_core::preflight as pf;
 use session_intel_core::spawns;
@@ -307,7 +307,7 @@ pub fn preflight_spawn(
     let opts = pf::PreflightOptions::try_from(options.unwrap_or_default());
     let req = pf::SpawnRequest::from(request);
     AsyncTask::new(CoreTask::new(
-        move || pf::preflight_spawn(&req, &opts?, ScanCache::global()),
+        move || pf::preflight_spawn(&req, &opts?, DiscoveryCache::global()),
         PreflightResult::from,
     ))
 }

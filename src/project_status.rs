@@ -4,7 +4,7 @@ use crate::claude_code::{DiscoverOptions, DiscoveredSession, DiscoveredSessionIn
 use crate::error::CoreTask;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use session_intel_core::claude_code::ScanCache;
+use session_intel_core::claude_code::DiscoveryCache;
 use session_intel_core::project_status as ps;
 use std::time::Duration;
 
@@ -391,7 +391,7 @@ pub fn gather_project_status(
                 &repo_path,
                 agent_id.as_deref(),
                 &options,
-                ScanCache::global(),
+                DiscoveryCache::global(),
             )
         },
         ProjectStatus::from,

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use session_intel_core::claude_code::transcript::TranscriptFacts;
+use session_intel_core::claude_code::fold::transcript::TranscriptFacts;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&cut, bytes)) = data.split_first() else {

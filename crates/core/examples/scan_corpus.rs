@@ -6,7 +6,7 @@
 //! without one (every call scans everything).
 
 use session_intel_core::claude_code::{
-    discover_sessions, DiscoverOptions, PersistentCache, ScanCache,
+    discover_sessions, DiscoverOptions, DiscoveryCache, PersistentCache,
 };
 use std::time::Instant;
 
@@ -25,10 +25,10 @@ fn main() {
         persistent_cache: persistent.clone().unwrap_or_default(),
         ..DiscoverOptions::default()
     };
-    let mut cache = ScanCache::new();
+    let mut cache = DiscoveryCache::new();
     for i in 0..repeats {
         if fresh {
-            cache = ScanCache::new();
+            cache = DiscoveryCache::new();
         }
         let t = Instant::now();
         let sessions = discover_sessions(repo, &options, &cache);

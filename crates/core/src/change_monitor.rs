@@ -151,7 +151,7 @@ impl ChangeMonitor {
 #[cfg(target_os = "linux")]
 mod inotify {
     use super::Ticket;
-    use crate::{FastMap, FastSet};
+    use crate::fast_map::{FastMap, FastSet};
     use std::collections::VecDeque;
     use std::ffi::{CString, OsStr, OsString};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};

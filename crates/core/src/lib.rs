@@ -8,6 +8,7 @@
 pub mod change_monitor;
 pub mod claude_code;
 pub mod error;
+mod fast_map;
 pub mod fs_safe;
 pub mod handoff;
 pub mod hooks;
@@ -22,15 +23,10 @@ pub mod project_status;
 pub mod resume;
 pub mod selection;
 pub mod spawns;
+pub mod switches;
 pub mod text;
 pub mod time;
 
 pub use error::{catch_panic, Error, ErrorCode, Result};
 pub use js_number::{optional_whole_number, timer_ms, whole_number};
 pub use time::now_iso;
-
-/// A hash map for the hot paths of discovery: foldhash, randomly seeded like
-/// std's `RandomState`, and several times faster on short keys and paths.
-pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-/// The set of [`FastMap`].
-pub(crate) type FastSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;

@@ -7,9 +7,9 @@ mod common;
 
 use common::copy_dir;
 use serde_json::Value;
-use session_intel_core::claude_code::context_window::ContextWindows;
+use session_intel_core::claude_code::fold::context_window::ContextWindows;
 use session_intel_core::claude_code::{
-    discover_sessions, DiscoverOptions, DiscoveredSession, ScanCache, TokenTotals,
+    discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache, TokenTotals,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ impl Config {
 
     /// The session `id`, discovered from the folder it was started in.
     fn session(&self, cwd: &str, id: &str, options: &DiscoverOptions) -> DiscoveredSession {
-        let sessions = discover_sessions(cwd, options, &ScanCache::new());
+        let sessions = discover_sessions(cwd, options, &DiscoveryCache::new());
         sessions
             .iter()
             .find(|s| s.session_id == id)

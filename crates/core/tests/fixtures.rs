@@ -3,8 +3,8 @@
 //! Any shortcut the scanner takes must not change what it reports.
 
 use serde_json::Value;
-use session_intel_core::claude_code::prompt::prompt_text;
-use session_intel_core::claude_code::transcript::TranscriptFacts;
+use session_intel_core::claude_code::fold::prompt::prompt_text;
+use session_intel_core::claude_code::fold::transcript::TranscriptFacts;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! the hook registry's validation paths and field-by-field merge.
 
 use serde_json::json;
-use session_intel_core::claude_code::transcript::TranscriptFacts;
+use session_intel_core::claude_code::fold::transcript::TranscriptFacts;
 use session_intel_core::hooks::pressure::{context_pressure, PressureLevel};
 use session_intel_core::hooks::settings::{
     resolve_hook_settings, validate_hook_registry, HookMode, HookSettings,

@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use session_intel_core::claude_code::{discover_sessions, PersistentCache, ScanCache};
+use session_intel_core::claude_code::{discover_sessions, DiscoveryCache, PersistentCache};
 use session_intel_core::platform::{process_start, ProcessStart};
 use std::fs;
 use std::process::{Child, Command};
@@ -42,7 +42,7 @@ fn ticks(pid: u32) -> u64 {
 #[test]
 fn a_session_is_running_while_its_cli_process_lives_and_not_after() {
     let s = Setup::new();
-    let process = ScanCache::new();
+    let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
     let running = || {
         let found = discover_sessions(REPO, &options, &process);

@@ -1,17 +1,17 @@
 //! The persistent scan cache, on a real Claude Code project folder (the
 //! spotter fixture: a session with subagents) copied into a temporary config
-//! dir. A new `ScanCache` stands for a fresh process; every result with the
+//! dir. A new `DiscoveryCache` stands for a fresh process; every result with the
 //! cache is compared with a scan that has none. Also what a process keeps
 //! between calls (folder listings, results), on the same fixture.
 
 mod common;
 
 use common::*;
-use session_intel_core::claude_code::registry::{Registry, SaveMeta};
-use session_intel_core::claude_code::scan_store::{self, cache_file, MAGIC};
+use session_intel_core::claude_code::cache::scan_store::{self, cache_file, MAGIC};
+use session_intel_core::claude_code::records::registry::{Registry, SaveMeta};
 use session_intel_core::claude_code::{
-    discover_sessions, discover_sessions_as, DiscoverOptions, DiscoveredSession, PersistentCache,
-    ScanCache, SessionSource,
+    discover_sessions, discover_sessions_as, DiscoverOptions, DiscoveredSession, DiscoveryCache,
+    PersistentCache, SessionSource,
 };
 use std::fs;
 use std::io::Write;
@@ -159,7 +159,7 @@ fn config_dirs_sharing_a_cache_folder_keep_their_own_files() {
     // B keeps its cache in A's folder.
     let in_a = |s: &Setup| {
         let options = s.options(PersistentCache::In(a.cache_dir.clone()));
-        discover_sessions(REPO, &options, &ScanCache::new())
+        discover_sessions(REPO, &options, &DiscoveryCache::new())
     };
     // B's copy of the session differs from A's.
     let b_file = b.main_file();
@@ -234,7 +234,7 @@ fn listings_kept_between_calls_see_added_sessions_subagents_and_appends() {
     for dir in [&project, &session_dir, &subagents] {
         fs::File::open(dir).unwrap().set_modified(quiet).unwrap();
     }
-    let process = ScanCache::new();
+    let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
     let call = || discover_sessions(REPO, &options, &process);
     let first = call();
@@ -276,7 +276,7 @@ fn listings_kept_between_calls_see_added_sessions_subagents_and_appends() {
 #[test]
 fn a_repeat_call_returns_the_same_result_until_any_of_its_inputs_changes() {
     let s = Setup::new();
-    let process = ScanCache::new();
+    let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
     let call = |options: &DiscoverOptions| discover_sessions(REPO, options, &process);
     let first = call(&options);
@@ -368,7 +368,7 @@ fn a_result_the_change_monitor_vouches_for_stands_until_anything_happens_in_its_
         .next()
         .unwrap()
         .path();
-    let process = ScanCache::new();
+    let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
     let call = || discover_sessions(REPO, &options, &process);
     // A first call reads the folders, the next one watches them, and from

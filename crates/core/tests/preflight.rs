@@ -2,10 +2,10 @@
 //! Claude Code transcripts written as Claude Code writes them.
 
 use session_intel_core::claude_code::discovery::discover_sessions;
-use session_intel_core::claude_code::paths::full_slug;
-use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord};
+use session_intel_core::claude_code::layout::paths::full_slug;
+use session_intel_core::claude_code::records::spawn_record::{SpawnLog, SpawnRecord};
 use session_intel_core::claude_code::{
-    DiscoverOptions, DiscoveredSession, PersistentCache, ScanCache, SessionSource,
+    DiscoverOptions, DiscoveredSession, DiscoveryCache, PersistentCache, SessionSource,
 };
 use session_intel_core::preflight::{
     find_spawned_session, preflight_spawn, Decision, GuardMode, PreflightOptions, PreflightOutcome,
@@ -95,12 +95,12 @@ impl World {
                 persistent_cache: PersistentCache::Off,
                 ..DiscoverOptions::default()
             },
-            &ScanCache::new(),
+            &DiscoveryCache::new(),
         )
     }
 
     fn run(&self, req: &SpawnRequest, opts: &PreflightOptions) -> PreflightOutcome {
-        preflight_spawn(req, opts, &ScanCache::new()).unwrap()
+        preflight_spawn(req, opts, &DiscoveryCache::new()).unwrap()
     }
 
     /// Writes a transcript of `id` in `cwd` whose first prompt is
@@ -791,7 +791,11 @@ fn a_claude_config_dir_that_is_a_file_fails_the_preflight() {
     let w = World::new();
     let mut opts = w.options();
     opts.claude_config_dir = Some(w.repo.join("README.md"));
-    let err =
-        preflight_spawn(&w.request("x", Some(&w.repo)), &opts, &ScanCache::new()).unwrap_err();
+    let err = preflight_spawn(
+        &w.request("x", Some(&w.repo)),
+        &opts,
+        &DiscoveryCache::new(),
+    )
+    .unwrap_err();
     assert_eq!(err.code.as_str(), "E_INVALID_ARGUMENT");
 }

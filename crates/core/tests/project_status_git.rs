@@ -2,7 +2,7 @@
 //! same repository. Each case builds a real repository with `git` in a
 //! temporary directory, then compares field by field.
 
-use session_intel_core::claude_code::ScanCache;
+use session_intel_core::claude_code::DiscoveryCache;
 use session_intel_core::project_status::git::read_git_state;
 use session_intel_core::project_status::short_status::short_status_libgit2;
 use session_intel_core::project_status::{gather_project_status, ProjectStatusOptions};
@@ -320,7 +320,7 @@ fn briefing_paths_non_repositories_and_missing_paths() {
     write(&dir, ".specs/notes.txt", "n");
     git_in(&dir, &["add", "."]);
     commit(&dir, "base", 100);
-    let cache = ScanCache::new();
+    let cache = DiscoveryCache::new();
     let mut options = ProjectStatusOptions::default();
     options.discover.claude_config_dir = Some(base.path().join("no-claude"));
     options.discover.registry_root = Some(base.path().join("no-state"));
@@ -695,7 +695,12 @@ fn a_repository_created_again_at_the_same_path_is_read_afresh() {
     options.discover.claude_config_dir = Some(base.path().join("no-claude"));
     options.discover.registry_root = Some(base.path().join("no-state"));
     let head = |dir: &Path| {
-        let brief = gather_project_status(dir.to_str().unwrap(), None, &options, &ScanCache::new());
+        let brief = gather_project_status(
+            dir.to_str().unwrap(),
+            None,
+            &options,
+            &DiscoveryCache::new(),
+        );
         let git = brief.unwrap().git;
         (
             git.head_commit_message,

@@ -2,8 +2,8 @@
 //! real Claude Code 2.1.328 wrote (`fixtures/claude-code-2.1`), and how a
 //! kept result learns of a project folder created after it.
 
-use session_intel_core::claude_code::paths::project_slug;
-use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, ScanCache};
+use session_intel_core::claude_code::layout::paths::project_slug;
+use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, DiscoveryCache};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -77,7 +77,7 @@ fn place(config: &Path, work: &Path, name: &str, id: &str) -> PathBuf {
     file
 }
 
-fn ids(cache: &ScanCache, repo: &Path, options: &DiscoverOptions) -> Vec<String> {
+fn ids(cache: &DiscoveryCache, repo: &Path, options: &DiscoverOptions) -> Vec<String> {
     let mut ids: Vec<String> = discover_sessions(repo.to_str().unwrap(), options, cache)
         .iter()
         .map(|s| s.session_id.clone())
@@ -107,7 +107,7 @@ fn a_subfolder_session_started_after_warm_calls_is_listed_by_the_next_one() {
     let sub = "22222222-2222-4222-8222-222222222222";
     let other = "33333333-3333-4333-8333-333333333333";
     place(&config, &work, "main", main);
-    let cache = ScanCache::new();
+    let cache = DiscoveryCache::new();
     // Enough calls for every folder, `projects/` included, to be watched
     // and its listing kept.
     for _ in 0..4 {

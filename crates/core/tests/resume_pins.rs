@@ -1,7 +1,7 @@
 //! Pins and the resume decision: every guard and reason code, compare-and-
 //! clear, retirement and epochs, on real directories.
 
-use session_intel_core::claude_code::paths::full_slug;
+use session_intel_core::claude_code::layout::paths::full_slug;
 use session_intel_core::resume::pins::{DecisionRequest, PinRequest, PinStore};
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Every constant and branch of the score, and the decision order.
 
 use chrono::{DateTime, Duration, Utc};
-use session_intel_core::claude_code::registry::{Registry, SaveMeta};
+use session_intel_core::claude_code::records::registry::{Registry, SaveMeta};
 use session_intel_core::selection::scoring::score_session;
 use session_intel_core::selection::{
     select_session, Candidate, Relevance, SelectionConfig, SelectionRequest,

@@ -5,9 +5,9 @@
 //! beside it would add to.
 #![cfg(target_os = "linux")]
 
-use session_intel_core::claude_code::scan_store::{self, cache_file};
+use session_intel_core::claude_code::cache::scan_store::{self, cache_file};
 use session_intel_core::claude_code::{
-    discover_sessions, DiscoverOptions, DiscoveredSession, PersistentCache, ScanCache,
+    discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache, PersistentCache,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -43,7 +43,7 @@ fn options(config: &Path, cache_dir: &Path) -> DiscoverOptions {
 /// calls it made.
 fn fresh(config: &Path, cache_dir: &Path) -> (Arc<Vec<DiscoveredSession>>, u64) {
     let before = read_calls();
-    let found = discover_sessions(REPO, &options(config, cache_dir), &ScanCache::new());
+    let found = discover_sessions(REPO, &options(config, cache_dir), &DiscoveryCache::new());
     (found, read_calls() - before)
 }
 
@@ -52,7 +52,7 @@ fn uncached(config: &Path) -> String {
     options.persistent_cache = PersistentCache::Off;
     format!(
         "{:#?}",
-        discover_sessions(REPO, &options, &ScanCache::new())
+        discover_sessions(REPO, &options, &DiscoveryCache::new())
     )
 }
 

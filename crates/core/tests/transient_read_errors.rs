@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use session_intel_core::claude_code::{discover_sessions, PersistentCache, ScanCache};
+use session_intel_core::claude_code::{discover_sessions, DiscoveryCache, PersistentCache};
 use std::fs::File;
 use std::os::fd::AsRawFd;
 
@@ -36,7 +36,7 @@ fn out_of_descriptors<T>(f: impl FnOnce() -> T) -> T {
 #[test]
 fn a_read_that_failed_for_a_passing_reason_is_tried_again() {
     let s = Setup::new();
-    let process = ScanCache::new();
+    let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
     let call = || discover_sessions(REPO, &options, &process);
     // Read, watched, then vouched for by the change monitor.

@@ -4,237 +4,39 @@
 //! Sources: the OpenClaw registries (sessions OpenClaw spawned, with cost and
 //! task history) and Claude Code's own project folders for the repository and
 //! its worktrees. Files are scanned in parallel, largest first, through the
-//! incremental [`ScanCache`]; subagent transcripts are folded into their
+//! incremental [`DiscoveryCache`]; subagent transcripts are folded into their
 //! parent session and never listed as sessions of their own.
 
-use super::context_window::ContextWindows;
-use super::dir_cache::{Listed, Round, Vouched, WrittenFolder};
-use super::paths::{
-    claude_config_dir, cwd_within, launch_dirs, project_dirs_for_repo, project_dirs_in,
-    resolve_lexically, ProjectDir,
+use super::cache::dirs::{Listed, Round, Vouched};
+use super::cache::meta_files::{default_desktop_dir, Overlay, SessionMeta, INDEX_FILE};
+use super::cache::result_memo::{Inputs, Written};
+use super::cache::walk::{list_folder, FolderListing, Walk};
+use super::cache::{DiscoveryCache, FileScan};
+use super::fold::context_window::ContextWindows;
+use super::fold::transcript::TranscriptFacts;
+use super::fold::usage::Usage;
+use super::layout::paths::{
+    claude_config_dir, cwd_within, launch_dirs, project_dirs_in, resolve_lexically, ProjectDir,
 };
-use super::registry::{Registry, RegistryRow};
-use super::result_memo::{Inputs, Written};
-use super::scan_cache::{FileScan, ScanCache};
-use super::scan_store::PersistentCache;
-use super::session_meta::{default_desktop_dir, Overlay, SessionMeta, INDEX_FILE};
-use super::spawn_record::SpawnLog;
-use super::transcript::TranscriptFacts;
-use super::usage::Usage;
+use super::layout::session_files::find_transcript;
+use super::records::registry::{Registry, RegistryRow};
+use super::records::spawn_record::SpawnLog;
+use super::session::{DiscoverOptions, DiscoveredSession, JsonlHeader, SessionSource, TokenTotals};
 use crate::error::{Error, ErrorCode, Result};
+use crate::fast_map::{FastMap, FastSet};
 use crate::openclaw::state_dir::resolve_state_dir;
 use crate::platform::{self, FileStat};
-use crate::{FastMap, FastSet};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-/// Where a discovered session is known from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionSource {
-    /// Listed in an OpenClaw registry.
-    Openclaw,
-    /// Found only in Claude Code's own folders.
-    NativeOnly,
-}
-
-/// Options of [`discover_sessions`]; everything is optional.
-#[derive(Debug, Clone, Default)]
-pub struct DiscoverOptions {
-    /// Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else
-    /// `~/.claude`.
-    pub claude_config_dir: Option<PathBuf>,
-    /// OpenClaw's state root holding the registries. Default: OpenClaw's own
-    /// resolution (`$OPENCLAW_STATE_DIR`, profiles, `~/.openclaw`, legacy
-    /// `~/.clawdbot`).
-    pub registry_root: Option<PathBuf>,
-    /// Session ids the host knows to be running now (in addition to those a
-    /// Claude Code process runs by its liveness record). Default none.
-    pub running_session_ids: Vec<String>,
-    /// The host is running Claude Code in this repository: every registry
-    /// session of it is marked running (the reference's behaviour). Default
-    /// false.
-    pub repo_busy: bool,
-    /// Keep what was read of each transcript in a cache file, so that a fresh
-    /// process reads only what changed: in `$OPENCLAW_SESSION_INTEL_CACHE_DIR`,
-    /// else the user's cache folder, unless `OPENCLAW_SESSION_INTEL_CACHE=off`.
-    /// The addon keeps it unless this is `false`.
-    pub persistent_cache: PersistentCache,
-    /// Stat every file on every call, never trusting the change monitor
-    /// (also when `OPENCLAW_SESSION_INTEL_WATCH=off`).
-    pub stat_every_file: bool,
-    /// Context windows (tokens) by model id, for models the built-in table does
-    /// not know or knows otherwise (a gateway's own ids, say); see
-    /// `contextWindow` of a session.
-    pub context_windows: ContextWindows,
-    /// Claude Desktop's folder of session metadata
-    /// (`<dir>/<account>/<workspace>/local_*.json`), whose titles and archived
-    /// flags discovery reports. Default: `~/Library/Application
-    /// Support/Claude/claude-code-sessions` on macOS,
-    /// `%APPDATA%\Claude\claude-code-sessions` on Windows, none elsewhere.
-    pub claude_desktop_dir: Option<PathBuf>,
-}
-
-/// Token totals of a session, deduplicated (main transcript and subagents).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TokenTotals {
-    /// Input tokens (cache reads and writes not included).
-    pub input: u64,
-    /// Output tokens, each response counted with its largest count.
-    pub output: u64,
-    /// Prompt tokens read from the prompt cache.
-    pub cache_read: u64,
-    /// Prompt tokens written to the prompt cache.
-    pub cache_creation: u64,
-}
-
-/// One session of the repository.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DiscoveredSession {
-    /// Claude Code's session id (the transcript's file name without `.jsonl`).
-    pub session_id: String,
-    /// `openclaw` when an OpenClaw registry lists the session, `native-only`
-    /// when only Claude Code's own folders hold it.
-    pub source: SessionSource,
-    /// The OpenClaw agent whose registry lists the session; absent for
-    /// `native-only` sessions.
-    pub agent_id: Option<String>,
-    /// The repository path given to `discoverSessions`, made absolute and
-    /// normalised as Node's `path.resolve` does (no symlinks resolved).
-    pub repo_path: String,
-    /// Git branch the session is on (its last main-chain line), or "unknown".
-    /// The reference reads the first line's branch instead.
-    pub branch: String,
-    /// First real prompt, at most 200 UTF-16 units, or "(no message)".
-    pub first_message: String,
-    /// The transcript's modification time; for a registry session, the later of
-    /// that and the registry's `lastResumedAt`; the epoch when neither is
-    /// known.
-    pub last_modified: DateTime<Utc>,
-    /// Non-blank lines of the main transcript (the reference's measure); 0 when
-    /// it was not found.
-    pub message_count: u64,
-    /// Size of the main transcript in bytes; 0 when it was not found.
-    pub file_size_bytes: u64,
-    /// US dollars. A session OpenClaw spawned: what its registry recorded. Any
-    /// other: the CLI's own figure from its last `cost-state` (for a fork,
-    /// beyond what it inherited); absent where the transcript has none, or
-    /// where the CLI had no price for a model it used.
-    pub total_cost_usd: Option<f64>,
-    /// Turns the registry recorded; absent for `native-only` sessions.
-    pub total_turns: Option<f64>,
-    /// The last task of the registry's task history; absent for `native-only`
-    /// sessions and for a registry entry without tasks.
-    pub last_task: Option<String>,
-    /// The registry label of a labelled session; absent otherwise.
-    pub label: Option<String>,
-    /// Claude Code's nickname of the session (the transcript's last `slug`);
-    /// absent when the transcript has none.
-    pub slug: Option<String>,
-    /// A Claude Code process runs the session now (its liveness record in
-    /// `<config>/sessions/`, with the process alive and started when the record
-    /// says), or the host said so (`runningSessionIds`, `repoBusy`).
-    pub is_running: bool,
-    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the first
-    /// real prompt (an OpenClaw spawn); absent when it has none.
-    pub origin_marker: Option<String>,
-    /// Token totals, deduplicated, subagents included.
-    pub tokens: TokenTotals,
-    /// `compact_boundary` records of the main chain (automatic and manual
-    /// compactions).
-    pub compaction_count: u32,
-    /// Never set by discovery (as in the reference); `selectSession` reads it
-    /// as `totalCostUsd / maxBudgetUsd`, 0–1, when a caller sets it.
-    pub budget_used_pct: Option<f64>,
-    /// Custom title, else generated title, else summary title, else first
-    /// prompt, else the first 8 characters of the session id.
-    pub title: String,
-    /// Directory the session was started in: the first `cwd` the transcript
-    /// records; absent when no line records one.
-    pub cwd: Option<String>,
-    /// Time of the transcript's earliest timestamped line; absent when no line
-    /// has a timestamp.
-    pub first_activity: Option<DateTime<Utc>>,
-    /// Time of the transcript's latest timestamped line; absent when no line
-    /// has a timestamp.
-    pub last_activity: Option<DateTime<Utc>>,
-    /// What the context holds now, in tokens: prompt size (input plus cache
-    /// reads and writes) of the last main-chain response; 0 before the first.
-    pub context_tokens: u64,
-    /// Tokens the context window of the session's model holds (the model of its
-    /// last main-chain response): 1000000 for today's models such as
-    /// `claude-opus-5-5`, 200000 for older ones and unknown ids, or as the
-    /// `contextWindows` option says. Absent before the first response.
-    pub context_window: Option<u64>,
-    /// Models the session's responses came from, its subagents' included, in
-    /// order of first use (`<synthetic>` never).
-    pub models: Vec<String>,
-    /// Subagent transcripts folded into this session.
-    pub subagent_count: u32,
-    /// Prompts a person or host typed on the main conversation: not the prompts
-    /// the CLI generated (task notifications, compaction summaries, meta lines,
-    /// local commands and their output); a fork's copied history included.
-    pub prompt_count: u64,
-    /// API responses of the main conversation, each counted once however many
-    /// transcript lines it spans; a fork's copied history included, compaction
-    /// calls and subagents' responses not.
-    pub response_count: u64,
-    /// How the session was started, as its transcript records it: `cli` (a
-    /// terminal), `sdk-cli` (`claude -p`), `sdk-ts` (the SDK, ACP adapters), or
-    /// an editor's kind. Absent where no line names it (Claude Code before
-    /// 2.1).
-    pub entrypoint: Option<String>,
-    /// The Claude Code version that last wrote to the transcript (e.g.
-    /// `2.1.328`). Absent where no line names one.
-    pub version: Option<String>,
-    /// The last real prompt, at most 200 UTF-16 units; absent when there is
-    /// none.
-    pub last_user_message: Option<String>,
-    /// Path of the main transcript, when it was found.
-    pub transcript_path: Option<String>,
-    /// Files the session's tool calls named, most recent last (at most 64).
-    pub files_touched: Vec<String>,
-    /// Archived in Claude Desktop (such sessions are listed after all others);
-    /// in JavaScript `true`, or absent when not archived.
-    pub archived: bool,
-}
-
-/// What the reference's `parseJsonlHeader` returns, computed correctly.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JsonlHeader {
-    /// The last non-empty main-chain `gitBranch`; absent when no line has one
-    /// (the reference reads the first one instead).
-    pub git_branch: Option<String>,
-    /// The first real prompt, at most 200 UTF-16 units; absent when there is
-    /// none.
-    pub first_user_message: Option<String>,
-    /// The last session nickname (`slug`); absent when there is none.
-    pub slug: Option<String>,
-    /// The last Claude Code version that wrote to the file; absent when no line
-    /// names one.
-    pub version: Option<String>,
-    /// Non-blank lines, parsable or not.
-    pub line_count: u64,
-    /// The agent id of the `[openclaw:agent=<id>]` marker that opens the first
-    /// real prompt; absent when it has none.
-    pub origin_marker: Option<String>,
-    /// Input tokens, each API response counted once (cache reads and writes not
-    /// included).
-    pub total_input_tokens: u64,
-    /// Output tokens, each API response counted once with its largest count.
-    pub total_output_tokens: u64,
-    /// Main-chain `compact_boundary` records (automatic and manual).
-    pub compaction_count: u32,
-}
-
 /// Reads one transcript's header facts (`parseJsonlHeader`).
-pub fn parse_jsonl_header(path: &Path, cache: &ScanCache) -> Result<JsonlHeader> {
-    let scan = cache.scan(path);
+pub fn parse_jsonl_header(path: &Path, cache: &DiscoveryCache) -> Result<JsonlHeader> {
+    let scan = cache.scans().scan(path);
     if let Some(err) = scan.error {
         return Err(Error::new(
             ErrorCode::SessionNotFound,
@@ -257,186 +59,6 @@ pub fn parse_jsonl_header(path: &Path, cache: &ScanCache) -> Result<JsonlHeader>
     })
 }
 
-/// Whether a file name is `<uuid>.jsonl`, the only names Claude Code lists.
-fn session_id_of(name: &str) -> Option<&str> {
-    let id = name.strip_suffix(".jsonl")?;
-    let b = id.as_bytes();
-    let ok = b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        });
-    ok.then_some(id)
-}
-
-/// Checks a session id before it is used in a path.
-pub fn is_safe_session_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 128
-        && !id.starts_with('.')
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
-/// A file found while listing, with its metadata if it could be read.
-/// The files of one project folder.
-#[derive(Default)]
-struct FolderListing {
-    /// `(session id, path)` of main transcripts.
-    sessions: Vec<(String, PathBuf)>,
-    /// Nested subagent transcripts by parent session id.
-    nested: HashMap<String, Vec<PathBuf>>,
-    /// Flat `agent-*.jsonl` files (pre-2.1 layout), parent read from the file.
-    flat_agents: Vec<PathBuf>,
-    /// The folders read, to stat their files through.
-    folders: Vec<Listed>,
-    /// Folders looked for that could not be read.
-    absent: Vec<PathBuf>,
-    /// Its `sessions-index.json`, when it has one.
-    index: Option<PathBuf>,
-    /// A transcript is not a regular file (a symbolic link, say): what
-    /// happens to what it names is not reported in its folder.
-    not_regular: bool,
-}
-
-impl FolderListing {
-    /// Every transcript file of the folder.
-    fn files(&self) -> impl Iterator<Item = &PathBuf> {
-        self.sessions
-            .iter()
-            .map(|(_, p)| p)
-            .chain(&self.flat_agents)
-            .chain(self.nested.values().flatten())
-    }
-
-    /// Every file of the folder that is read: its transcripts and its
-    /// index, those of each folder next to each other.
-    fn files_read(&self) -> impl Iterator<Item = &PathBuf> {
-        self.sessions
-            .iter()
-            .map(|(_, p)| p)
-            .chain(&self.index)
-            .chain(&self.flat_agents)
-            .chain(self.nested.values().flatten())
-    }
-}
-
-fn is_agent_file(name: &OsStr) -> bool {
-    let name = name.as_encoded_bytes();
-    name.starts_with(b"agent-") && name.ends_with(b".jsonl")
-}
-
-fn list_folder(dir: &Path, round: &Round) -> FolderListing {
-    let mut out = FolderListing::default();
-    let Some(listed) = round.list(dir, None) else {
-        out.absent.push(dir.to_owned());
-        return out;
-    };
-    let mut session_dirs = Vec::new();
-    for item in listed.items.iter() {
-        let Some(name) = item.name.to_str() else {
-            continue;
-        };
-        if let Some(id) = session_id_of(name) {
-            out.sessions.push((id.to_owned(), dir.join(name)));
-            out.not_regular |= !item.is_file;
-        } else if is_agent_file(&item.name) {
-            out.flat_agents.push(dir.join(name));
-            out.not_regular |= !item.is_file;
-        } else if item.is_file && name == INDEX_FILE {
-            out.index = Some(dir.join(name));
-        } else if item.is_dir {
-            session_dirs.push(name);
-        }
-    }
-    let nested: Vec<(String, AgentFiles)> = session_dirs
-        .into_par_iter()
-        .map(|name| {
-            let mut found = AgentFiles::default();
-            let subagents = dir.join(name).join("subagents");
-            found.collect(&subagents, &listed, round, 0);
-            (name.to_owned(), found)
-        })
-        .collect();
-    out.folders.push(listed);
-    for (name, found) in nested {
-        out.folders.extend(found.folders);
-        out.absent.extend(found.absent);
-        out.not_regular |= found.not_regular;
-        if !found.files.is_empty() {
-            out.nested.insert(name, found.files);
-        }
-    }
-    out.sessions.sort();
-    out
-}
-
-/// The subagent transcripts of a session folder, with the folders read to
-/// find them and those that could not be.
-#[derive(Default)]
-struct AgentFiles {
-    files: Vec<PathBuf>,
-    folders: Vec<Listed>,
-    absent: Vec<PathBuf>,
-    /// One of `files` is not a regular file.
-    not_regular: bool,
-}
-
-impl AgentFiles {
-    /// Adds the `agent-*.jsonl` below `dir` (subagent groups and workflows
-    /// nest a little), each folder's files together.
-    fn collect(&mut self, dir: &Path, parent: &Listed, round: &Round, depth: usize) {
-        let Some(listed) = round.list(dir, Some(parent)) else {
-            self.absent.push(dir.to_owned());
-            return;
-        };
-        let items = Arc::clone(&listed.items);
-        for item in items.iter() {
-            if !(item.is_dir && depth < 4) && is_agent_file(&item.name) {
-                self.files.push(dir.join(&item.name));
-                self.not_regular |= !item.is_file;
-            }
-        }
-        for item in items.iter().filter(|i| i.is_dir && depth < 4) {
-            self.collect(&dir.join(&item.name), &listed, round, depth + 1);
-        }
-        self.folders.push(listed);
-    }
-}
-
-/// The transcript of `session_id` in the project folders of `dir` (its own,
-/// its real path's, its worktrees'): where `claude --resume` run in `dir`
-/// looks for it.
-pub fn find_transcript_in(claude_dir: &Path, dir: &Path, session_id: &str) -> Option<PathBuf> {
-    if !is_safe_session_id(session_id) {
-        return None;
-    }
-    let file = format!("{session_id}.jsonl");
-    project_dirs_for_repo(&claude_dir.join("projects"), dir)
-        .iter()
-        .map(|d| d.path.join(&file))
-        .find(|p| p.is_file())
-}
-
-/// Finds the transcript of `session_id` for `repo`: the repository's own
-/// project folders first, then every project folder (sessions resumed from
-/// elsewhere live where they started).
-pub fn find_transcript(claude_dir: &Path, repo: &Path, session_id: &str) -> Option<PathBuf> {
-    if let Some(hit) = find_transcript_in(claude_dir, repo, session_id) {
-        return Some(hit);
-    }
-    if !is_safe_session_id(session_id) {
-        return None;
-    }
-    let file = format!("{session_id}.jsonl");
-    fs::read_dir(claude_dir.join("projects"))
-        .ok()?
-        .flatten()
-        .map(|e| e.path().join(&file))
-        .find(|p| p.is_file())
-}
-
 /// The project folders that may hold sessions started in `launch_dirs` or
 /// below them, from one listing of `projects` taken through `round`: while
 /// the change monitor reports no entry created, removed or renamed in
@@ -447,7 +69,7 @@ fn repo_folders(
     projects: &Path,
     launch_dirs: &[PathBuf],
     round: &Round,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
 ) -> Vec<ProjectDir> {
     let Some(listed) = round.list(projects, None) else {
         return Vec::new();
@@ -481,7 +103,7 @@ fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
 pub fn discover_sessions(
     repo_path: &str,
     options: &DiscoverOptions,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
 ) -> Arc<Vec<DiscoveredSession>> {
     discover_sessions_as(repo_path, options, cache, |sessions| sessions)
 }
@@ -497,7 +119,7 @@ pub fn discover_sessions(
 pub fn discover_sessions_as<T: Send + Sync + 'static>(
     repo_path: &str,
     options: &DiscoverOptions,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
     render: impl FnOnce(Vec<DiscoveredSession>) -> T,
 ) -> Arc<T> {
     let repo = resolve_lexically(repo_path);
@@ -520,9 +142,9 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
             registry_rows.push(row);
         }
     }
-    let round = cache
-        .dirs()
-        .round(!options.stat_every_file && !super::turned_off("OPENCLAW_SESSION_INTEL_WATCH"));
+    let round = cache.dirs().round(
+        !options.stat_every_file && !crate::switches::turned_off("OPENCLAW_SESSION_INTEL_WATCH"),
+    );
     let launch_dirs = launch_dirs(&repo);
     let mut inputs = Inputs {
         dirs: repo_folders(&projects, &launch_dirs, &round, cache),
@@ -544,7 +166,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     // and no folder is read and no file stat'ed.
     if let Some(made) = cache.results().unchanged(&inputs, &round) {
         if persistent.is_some() {
-            cache.persist(&claude_dir, 0, false);
+            cache.scans().persist(&claude_dir, 0, false);
         }
         return made;
     }
@@ -561,7 +183,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     // listed: neither needs the other, and both wait on the file system.
     let attach = || {
         if let Some(dir) = &persistent {
-            cache.attach(&claude_dir, dir);
+            cache.scans().attach(&claude_dir, dir);
         }
     };
     let list = || -> Vec<FolderListing> {
@@ -603,11 +225,13 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     };
     let mut forgot = false;
     for dir in &inputs.dirs {
-        forgot |= cache.forget_missing(&dir.path, &|p| walk.scans.contains_key(p));
+        forgot |= cache
+            .scans()
+            .forget_missing(&dir.path, &|p| walk.scans.contains_key(p));
     }
     if persistent.is_some() {
         let read: u64 = walk.scans.values().map(|s| s.read_bytes).sum();
-        cache.persist(&claude_dir, read, forgot);
+        cache.scans().persist(&claude_dir, read, forgot);
     }
 
     // The monitor can vouch for the result only when all of it came from
@@ -639,48 +263,13 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     build_and_keep(inputs, walk, vouched, cache, render)
 }
 
-/// What a result was built from besides its [`Inputs`]: the repository's
-/// folders as listed, the scans of their transcripts (and of those found
-/// elsewhere) by path, and the session metadata files read.
-pub(crate) struct Walk {
-    listings: Vec<FolderListing>,
-    scans: FastMap<OsString, FileScan>,
-    meta: SessionMeta,
-}
-
-impl Walk {
-    /// Whether a metadata file read for this walk may be among the files
-    /// written to in `written`.
-    pub(crate) fn meta_written_in(&self, written: &[WrittenFolder]) -> bool {
-        let index_folders: Vec<&Path> = self
-            .listings
-            .iter()
-            .filter_map(|l| l.index.as_deref()?.parent())
-            .collect();
-        self.meta.written_in(written, &index_folders)
-    }
-
-    /// Whether both hold the very same scans of the same files, and the
-    /// same versions of the same metadata files.
-    pub(crate) fn same_scans(&self, other: &Walk) -> bool {
-        self.meta.same_as(&other.meta)
-            && self.scans.len() == other.scans.len()
-            && self.scans.iter().all(|(path, scan)| {
-                other
-                    .scans
-                    .get(path)
-                    .is_some_and(|theirs| theirs.same_as(scan))
-            })
-    }
-}
-
 /// Builds the sessions of `inputs` from `walk`, makes them into what the
 /// caller keeps, and keeps that in the result memo.
 fn build_and_keep<T: Send + Sync + 'static>(
     inputs: Inputs,
     walk: Walk,
     vouched: Option<Arc<Vouched>>,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
     render: impl FnOnce(Vec<DiscoveredSession>) -> T,
 ) -> Arc<T> {
     let made = Arc::new(render(build_sessions(&inputs, &walk, cache)));
@@ -696,7 +285,7 @@ fn build_and_keep<T: Send + Sync + 'static>(
 fn update_written<T: Send + Sync + 'static>(
     inputs: Inputs,
     written: Written<T>,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
     persist_under: Option<&Path>,
     render: impl FnOnce(Vec<DiscoveredSession>) -> T,
 ) -> Arc<T> {
@@ -736,7 +325,7 @@ fn update_written<T: Send + Sync + 'static>(
         }
     }
     if let Some(config_dir) = persist_under {
-        cache.persist(config_dir, read, false);
+        cache.scans().persist(config_dir, read, false);
     }
     let vouched = readable.then(|| Arc::new(vouched));
     if changed {
@@ -758,7 +347,7 @@ fn scan_all(
     listings: &[FolderListing],
     elsewhere: &HashMap<String, PathBuf>,
     round: &Round,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
 ) -> (FastMap<OsString, FileScan>, Vec<Stated>) {
     // Keyed by the path's bytes: hashing a `Path` walks its components.
     let folders: FastMap<&OsStr, &Listed> = listings
@@ -817,9 +406,9 @@ fn stat_by_folder<'a>(
 /// first so that the long files start early.
 fn scan_stated<'a>(
     stated: Vec<(&'a PathBuf, Option<FileStat>)>,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
 ) -> Vec<(&'a PathBuf, FileScan)> {
-    let unchanged = cache.unchanged(&stated);
+    let unchanged = cache.scans().unchanged(&stated);
     let mut scans = Vec::with_capacity(stated.len());
     let mut changed = Vec::new();
     for (file, kept) in stated.into_iter().zip(unchanged) {
@@ -833,7 +422,12 @@ fn scan_stated<'a>(
         .iter()
         .map(|(p, stat)| (p.as_path(), *stat))
         .collect();
-    scans.extend(changed.iter().map(|(p, _)| *p).zip(cache.scan_many(&files)));
+    scans.extend(
+        changed
+            .iter()
+            .map(|(p, _)| *p)
+            .zip(cache.scans().scan_many(&files)),
+    );
     scans
 }
 
@@ -857,7 +451,7 @@ fn split_at_name(path: &Path) -> (&[u8], &[u8]) {
 }
 
 /// The sessions of `inputs`, from the scans of their files.
-fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &ScanCache) -> Vec<DiscoveredSession> {
+fn build_sessions(inputs: &Inputs, walk: &Walk, cache: &DiscoveryCache) -> Vec<DiscoveredSession> {
     let Walk {
         listings,
         scans,
@@ -1134,7 +728,7 @@ impl SessionRow {
         main_scan: Option<&FileScan>,
         subs: &[&FileScan],
         known: &Known<'_>,
-        cache: &ScanCache,
+        cache: &DiscoveryCache,
     ) -> Self {
         let readable = main_scan.filter(|s| s.error.is_none());
         let facts = readable.map(|s| s.facts.clone()).unwrap_or_default();
@@ -1145,7 +739,7 @@ impl SessionRow {
                 let parts: Vec<&Arc<TranscriptFacts>> = std::iter::once(&facts)
                     .chain(subs.iter().map(|s| &s.facts))
                     .collect();
-                cache.session_usage(path, &parts)
+                cache.scans().session_usage(path, &parts)
             }
             (None, None) => facts.usage.totals(),
         };
@@ -1233,26 +827,5 @@ impl SessionRow {
             files_touched: f.files_touched.clone(),
             archived: self.archived,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_uuid_names_are_sessions() {
-        assert_eq!(
-            session_id_of("ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"),
-            Some("ae4a77f8-aedd-4bc1-888f-c94edc91af04")
-        );
-        assert_eq!(session_id_of("agent-aac57f5.jsonl"), None);
-        assert_eq!(
-            session_id_of("ae4a77f8-aedd-4bc1-888f-c94edc91af04.json"),
-            None
-        );
-        assert!(is_safe_session_id("ae4a77f8-aedd"));
-        assert!(!is_safe_session_id("../etc/passwd"));
-        assert!(!is_safe_session_id(".."));
     }
 }

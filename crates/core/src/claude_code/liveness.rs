@@ -126,7 +126,7 @@ fn read_live(path: &Path, pid: u64) -> Option<LiveSession> {
     }
     let record: Value = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
     let session_id = text(&record, "sessionId")?;
-    if !super::discovery::is_safe_session_id(&session_id) {
+    if !super::layout::session_files::is_safe_session_id(&session_id) {
         return None;
     }
     if record.get("pid").is_some_and(|p| p.as_u64() != Some(pid)) {

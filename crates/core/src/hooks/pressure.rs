@@ -3,9 +3,9 @@
 //! read: the window is doubled until it holds such a response, so a 500 MB
 //! transcript costs a few hundred KB of reading.
 
-use crate::claude_code::context_window;
-pub use crate::claude_code::context_window::DEFAULT_CONTEXT_WINDOW;
-use crate::claude_code::transcript::TranscriptFacts;
+use crate::claude_code::fold::context_window;
+pub use crate::claude_code::fold::context_window::DEFAULT_CONTEXT_WINDOW;
+use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::{Error, ErrorCode, Result};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -46,7 +46,7 @@ pub struct ContextPressure {
     pub percent: u32,
     /// The context window, in tokens: the caller's, else that of the model
     /// of the last main-chain response (see
-    /// [`crate::claude_code::context_window`]).
+    /// [`crate::claude_code::fold::context_window`]).
     pub window: u64,
     /// `WARNING` from `threshold` percent, `CRITICAL` from halfway between the
     /// threshold and 100, else `OK`.

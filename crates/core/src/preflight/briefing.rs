@@ -1,7 +1,7 @@
 //! The briefing text a spawned Claude Code reads after its task: the
 //! repository's state in a few plain lines, bounded in size.
 
-use crate::claude_code::origin::{origin_marker_for, BRIEFING_SEPARATOR};
+use crate::claude_code::fold::origin::{origin_marker_for, BRIEFING_SEPARATOR};
 use crate::claude_code::DiscoveredSession;
 use crate::project_status::relative_date::relative_date;
 use crate::project_status::ProjectStatus;

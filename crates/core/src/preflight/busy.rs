@@ -14,8 +14,8 @@
 //! Sessions the host reported ended count only by the first; sessions the
 //! caller exempts (idle ones the spawn may resume) by none.
 
+use crate::claude_code::layout::paths::resolve_lexically;
 use crate::claude_code::liveness::running_sessions;
-use crate::claude_code::paths::resolve_lexically;
 use crate::claude_code::DiscoveredSession;
 use crate::spawns::{InFlightSpawn, SpawnState, SPAWN_POLICY};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Which Claude Code session a spawn made: the transcript whose first
 //! lines carry the spawn's nonce in their origin marker.
 
-use crate::claude_code::paths::{project_dirs_for_repo, resolve_lexically};
+use crate::claude_code::layout::paths::{project_dirs_for_repo, resolve_lexically};
 use std::fs;
 use std::io::Read;
 use std::path::Path;

@@ -27,9 +27,9 @@ mod find;
 pub use busy::RunningSession;
 pub use find::find_spawned_session;
 
-use crate::claude_code::discovery::find_transcript;
-use crate::claude_code::paths::{claude_config_dir, resolve_lexically};
-use crate::claude_code::{DiscoverOptions, DiscoveredSession, ScanCache};
+use crate::claude_code::layout::paths::{claude_config_dir, resolve_lexically};
+use crate::claude_code::layout::session_files::find_transcript;
+use crate::claude_code::{DiscoverOptions, DiscoveredSession, DiscoveryCache};
 use crate::error::{Error, ErrorCode, Result};
 use crate::project_status::{gather_with_sessions, ProjectStatusOptions};
 use crate::selection::relevance::semantic_fallback;
@@ -301,7 +301,7 @@ fn apply(
 pub fn preflight_spawn(
     req: &SpawnRequest,
     opts: &PreflightOptions,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
 ) -> Result<PreflightOutcome> {
     decide(req, opts, cache).map(|outcome| PreflightOutcome {
         nonce: opts.nonce.clone(),
@@ -313,7 +313,7 @@ pub fn preflight_spawn(
 fn decide(
     req: &SpawnRequest,
     opts: &PreflightOptions,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
 ) -> Result<PreflightOutcome> {
     let started = Instant::now();
     let mut warnings = Vec::new();
@@ -442,7 +442,7 @@ fn decide(
             .iter()
             .find(|s| s.session_id == id)
             .and_then(|s| s.transcript_path.as_deref())
-            .is_some_and(|p| cache.scan(Path::new(p)).facts.turn_ended == Some(true))
+            .is_some_and(|p| cache.scans().scan(Path::new(p)).facts.turn_ended == Some(true))
     };
     // The sessions this spawn may resume: the one it names, and those the
     // host holds for its requester.

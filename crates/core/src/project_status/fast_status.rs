@@ -20,7 +20,7 @@ use super::short_status::{
     finish, index_code, status_line, submodule_aware, worktree_code, ShortStatus,
 };
 use super::status_cache::{self, Findings, Stamp, Tracked, TrackedKey, Worktree};
-use crate::FastSet;
+use crate::fast_map::FastSet;
 use git2::{Delta, DiffFindOptions, IndexEntry, Repository, Status};
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;

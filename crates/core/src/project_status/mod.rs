@@ -14,8 +14,8 @@ pub mod short_status;
 #[cfg(unix)]
 mod status_cache;
 
-use crate::claude_code::paths::resolve_lexically;
-use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, ScanCache};
+use crate::claude_code::layout::paths::resolve_lexically;
+use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache};
 use crate::error::{Error, ErrorCode, Result};
 use git::{read_git_history, GitState};
 use github::{github_state, GithubState};
@@ -119,7 +119,7 @@ pub fn gather_project_status(
     repo_path: &str,
     agent_id: Option<&str>,
     options: &ProjectStatusOptions,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
 ) -> Result<ProjectStatus> {
     gather_with_sessions(repo_path, agent_id, options, cache).map(|(status, _)| status)
 }
@@ -130,7 +130,7 @@ pub fn gather_with_sessions(
     repo_path: &str,
     agent_id: Option<&str>,
     options: &ProjectStatusOptions,
-    cache: &ScanCache,
+    cache: &DiscoveryCache,
 ) -> Result<(ProjectStatus, Arc<Vec<DiscoveredSession>>)> {
     let resolved = resolve_lexically(repo_path);
     if !resolved.exists() {

@@ -8,8 +8,8 @@
 //! `<stateDir>/claude-code-retired-sessions.json`. Both are changed under
 //! their lock files with atomic replaces, keep unknown fields, mode 0600.
 
-use crate::claude_code::discovery::find_transcript_in;
-use crate::claude_code::registry::validate_agent_id;
+use crate::claude_code::layout::session_files::find_transcript_in;
+use crate::claude_code::records::registry::validate_agent_id;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::json_file::{json_number, object_at, read_json, update_json};
 use crate::platform;

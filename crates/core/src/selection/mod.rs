@@ -6,9 +6,9 @@ pub mod anthropic;
 pub mod relevance;
 pub mod scoring;
 
-use crate::claude_code::discovery::find_transcript;
-use crate::claude_code::paths::resolve_lexically;
-use crate::claude_code::registry::{registry_key, Registry};
+use crate::claude_code::layout::paths::resolve_lexically;
+use crate::claude_code::layout::session_files::find_transcript;
+use crate::claude_code::records::registry::{registry_key, Registry};
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use relevance::{assess_task_relevance, RelevanceSource};
@@ -107,7 +107,7 @@ impl Candidate {
     pub fn context_window(&self) -> f64 {
         self.context_window
             .filter(|w| w.is_finite() && *w > 0.0)
-            .unwrap_or(crate::claude_code::context_window::DEFAULT_CONTEXT_WINDOW as f64)
+            .unwrap_or(crate::claude_code::fold::context_window::DEFAULT_CONTEXT_WINDOW as f64)
     }
 }
 

@@ -3,9 +3,9 @@
 //! temporary config dir, and ways to compare and grow what is found there.
 #![allow(dead_code)] // each test crate uses its own part
 
-use session_intel_core::claude_code::scan_store::cache_file;
+use session_intel_core::claude_code::cache::scan_store::cache_file;
 use session_intel_core::claude_code::{
-    discover_sessions, DiscoverOptions, DiscoveredSession, PersistentCache, ScanCache,
+    discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache, PersistentCache,
 };
 use std::fs;
 use std::io::Write;
@@ -72,12 +72,16 @@ impl Setup {
     /// A fresh process with the persistent cache.
     pub fn cached(&self) -> Arc<Vec<DiscoveredSession>> {
         let options = self.options(PersistentCache::In(self.cache_dir.clone()));
-        discover_sessions(REPO, &options, &ScanCache::new())
+        discover_sessions(REPO, &options, &DiscoveryCache::new())
     }
 
     /// A fresh process without one.
     pub fn uncached(&self) -> Arc<Vec<DiscoveredSession>> {
-        discover_sessions(REPO, &self.options(PersistentCache::Off), &ScanCache::new())
+        discover_sessions(
+            REPO,
+            &self.options(PersistentCache::Off),
+            &DiscoveryCache::new(),
+        )
     }
 }
 

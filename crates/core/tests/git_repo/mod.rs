@@ -71,12 +71,17 @@ pub fn write(dir: &Path, rel: &str, text: &str) {
 /// repository kept open between asks, listings reused).
 #[cfg(unix)]
 pub fn status_lines(dir: &Path) -> Vec<String> {
-    use session_intel_core::claude_code::ScanCache;
+    use session_intel_core::claude_code::DiscoveryCache;
     use session_intel_core::project_status::{gather_project_status, ProjectStatusOptions};
     let mut options = ProjectStatusOptions::default();
     options.discover.claude_config_dir = Some(dir.join(".git/no-claude"));
     options.discover.registry_root = Some(dir.join(".git/no-state"));
-    let brief = gather_project_status(dir.to_str().unwrap(), None, &options, &ScanCache::new());
+    let brief = gather_project_status(
+        dir.to_str().unwrap(),
+        None,
+        &options,
+        &DiscoveryCache::new(),
+    );
     brief.unwrap().git.status.lines
 }
 

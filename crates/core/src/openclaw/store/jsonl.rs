@@ -14,7 +14,7 @@ use super::super::entry::REFERENCE_FIELDS;
 use super::super::events::{split_lines, Events};
 use super::super::strip::strip_tools;
 use super::super::transcripts::{is_valid_session_id, Availability, StoreKind, TranscriptSummary};
-use crate::claude_code::paths::resolve_lexically;
+use crate::claude_code::layout::paths::resolve_lexically;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::json_file::read_json;
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};

@@ -24,7 +24,7 @@ pub const PROMPT_PREVIEW_UNITS: usize = 200;
 
 /// Everything one transcript file says about its session. Kept on disk by
 /// the persistent scan cache: a change to its fields or to what the fold
-/// puts in them needs a new [`FORMAT`](super::scan_store::FORMAT).
+/// puts in them needs a new [`FORMAT`](crate::claude_code::cache::scan_store::FORMAT).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TranscriptFacts {
     /// Non-blank lines, parsable or not (the reference's `lineCount`).

@@ -18,9 +18,9 @@
 //! ([`MetaFiles`]); the folders are read through the same [`Round`] as the
 //! project folders, so that the change monitor watches them too.
 
-use super::dir_cache::{Listed, Round, WrittenFolder};
+use super::dirs::{Listed, Round, WrittenFolder};
+use crate::fast_map::{FastMap, FastSet};
 use crate::platform::FileStat;
-use crate::{FastMap, FastSet};
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -39,14 +39,18 @@ const MAX_META_FILE_BYTES: u64 = 16 << 20;
 /// `~\AppData\Roaming\Claude\claude-code-sessions`); `None` elsewhere.
 pub fn default_desktop_dir() -> Option<PathBuf> {
     if cfg!(target_os = "macos") {
-        let home = super::paths::home_dir();
+        let home = crate::claude_code::layout::paths::home_dir();
         return Some(home.join("Library/Application Support/Claude/claude-code-sessions"));
     }
     if cfg!(windows) {
         let roaming = std::env::var_os("APPDATA")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
-            .unwrap_or_else(|| super::paths::home_dir().join("AppData").join("Roaming"));
+            .unwrap_or_else(|| {
+                crate::claude_code::layout::paths::home_dir()
+                    .join("AppData")
+                    .join("Roaming")
+            });
         return Some(roaming.join("Claude").join("claude-code-sessions"));
     }
     None

@@ -12,7 +12,7 @@
 //! same tick as the one before it can leave the mtime unchanged. So, like
 //! git's "racily clean" index entries, a listing is only reused this way
 //! when the directory had not changed for a while before it was read
-//! ([`had_settled`](super::had_settled)).
+//! ([`had_settled`](super::settled::had_settled)).
 //! Appends to files do not change the directory; the files are stat'ed.
 //!
 //! With the [`ChangeMonitor`], a folder read a second time is watched
@@ -26,8 +26,8 @@
 //! which lets discovery hand back its last result as it is.
 
 use crate::change_monitor::{ChangeMonitor, Ticket};
+use crate::fast_map::FastMap;
 use crate::platform::{self, FileId, FileStat};
-use crate::FastMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -195,7 +195,7 @@ impl Round<'_> {
                         }
                     })
                     .collect();
-                (items, super::had_settled(stamp.mtime_ns, read_at))
+                (items, super::settled::had_settled(stamp.mtime_ns, read_at))
             }
         };
         let mut listings = cache.lock();

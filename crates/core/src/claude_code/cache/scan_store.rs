@@ -25,7 +25,7 @@
 //! a stale or foreign entry costs a rescan of that file, never a wrong
 //! total.
 
-use super::transcript::TranscriptFacts;
+use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::fs_safe::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -72,7 +72,7 @@ impl PersistentCache {
             PersistentCache::Off => None,
             PersistentCache::In(dir) => Some(dir.clone()),
             PersistentCache::Default => {
-                let off = super::turned_off("OPENCLAW_SESSION_INTEL_CACHE");
+                let off = crate::switches::turned_off("OPENCLAW_SESSION_INTEL_CACHE");
                 (!off).then(default_dir).flatten()
             }
         }
@@ -122,10 +122,10 @@ pub struct StoredScan<'a> {
     pub ino: u64,
     /// Size in bytes when stat'ed.
     pub size: u64,
-    #[serde(with = "super::fixed128::signed")]
+    #[serde(with = "crate::claude_code::fold::fixed128::signed")]
     /// Modification time, nanoseconds since the epoch.
     pub mtime_ns: i128,
-    #[serde(with = "super::fixed128::signed")]
+    #[serde(with = "crate::claude_code::fold::fixed128::signed")]
     /// Status-change time, nanoseconds since the epoch.
     pub ctime_ns: i128,
     /// The file had settled when it was stat'ed: with the same stat data

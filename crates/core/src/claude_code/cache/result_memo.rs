@@ -6,7 +6,7 @@
 //! them again (titles, merged usage, times, the final sort), and its caller
 //! would convert them again. For a repository with thousands of sessions
 //! that is most of a repeat call. The memo keeps the last results, as their
-//! callers made them (see [`discover_sessions_as`](super::discovery::discover_sessions_as)),
+//! callers made them (see [`discover_sessions_as`](crate::claude_code::discovery::discover_sessions_as)),
 //! each with everything it was built from (its [`Walk`]: the folders as
 //! listed and the scans of their files, held here so that the addresses of
 //! their facts cannot be reused by newer ones), and hands back the one whose
@@ -19,10 +19,11 @@
 //! with those folders, so that only their files are stat'ed again
 //! ([`ResultMemo::take_written`]).
 
-use super::dir_cache::{DirItem, Round, Vouched, WrittenFolder};
-use super::discovery::Walk;
-use super::paths::ProjectDir;
-use super::registry::RegistryRow;
+use super::dirs::{DirItem, Round, Vouched, WrittenFolder};
+use super::walk::Walk;
+use crate::claude_code::fold::context_window::ContextWindows;
+use crate::claude_code::layout::paths::ProjectDir;
+use crate::claude_code::records::registry::RegistryRow;
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -46,7 +47,7 @@ pub struct Inputs {
     /// Its project folders.
     pub dirs: Vec<ProjectDir>,
     /// The directories its sessions may have been started in, each with
-    /// the folders below it (see [`launch_dirs`](super::paths::launch_dirs)).
+    /// the folders below it (see [`launch_dirs`](crate::claude_code::layout::paths::launch_dirs)).
     pub launch_dirs: Vec<PathBuf>,
     /// Transcripts of registry sessions found outside those folders.
     pub elsewhere: HashMap<String, PathBuf>,
@@ -60,7 +61,7 @@ pub struct Inputs {
     /// registry session of it.
     pub repo_busy: bool,
     /// The caller's context windows of models.
-    pub context_windows: super::context_window::ContextWindows,
+    pub context_windows: ContextWindows,
     /// Claude Desktop's folder of session metadata, when there is one.
     pub desktop_dir: Option<PathBuf>,
 }

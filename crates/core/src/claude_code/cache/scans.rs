@@ -12,17 +12,14 @@
 //! saved back when enough changed (see [`scan_store`](super::scan_store)).
 //! A loaded scan is used unread only when its file's stat data are what
 //! they were and had settled when it was folded
-//! ([`had_settled`](super::had_settled)); any other is re-checked against
+//! ([`had_settled`](super::settled::had_settled)); any other is re-checked against
 //! its file (the prefix check) first.
 
-use super::dir_cache::DirCache;
-use super::result_memo::ResultMemo;
 use super::scan_store::{self, EncodedFacts, Facts, StoredScan};
-use super::session_meta::MetaFiles;
-use super::transcript::TranscriptFacts;
-use super::usage::{Usage, UsageGroups};
+use crate::claude_code::fold::transcript::TranscriptFacts;
+use crate::claude_code::fold::usage::{Usage, UsageGroups};
+use crate::fast_map::FastMap;
 use crate::platform::{self, FileId, FileStat};
-use crate::FastMap;
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -30,7 +27,7 @@ use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -87,7 +84,7 @@ struct Folded {
     head_hash: u64,
     tail_hash: u64,
     /// The file had not changed for a while when `identity` was taken
-    /// ([`had_settled`](super::had_settled)), so a file that still has
+    /// ([`had_settled`](super::settled::had_settled)), so a file that still has
     /// this identity has not changed since.
     settled: bool,
 }
@@ -155,8 +152,8 @@ struct MergedUsage {
     totals: Usage,
 }
 
-/// A cache of file scans (and of the listings of their folders), safe to
-/// share between threads.
+/// A cache of file scans, safe to share between threads; one of the caches
+/// a [`DiscoveryCache`](super::DiscoveryCache) holds.
 #[derive(Debug, Default)]
 pub struct ScanCache {
     /// Deduplicated totals of sessions, keyed by the main transcript's path.
@@ -168,12 +165,6 @@ pub struct ScanCache {
     loaded: Mutex<FastMap<OsString, Loaded>>,
     /// Persistent caches, by config dir.
     attached: Mutex<HashMap<PathBuf, Attached>>,
-    /// Listings of the folders the scanned files were found in.
-    dirs: DirCache,
-    /// Discovery results built from these scans.
-    results: ResultMemo,
-    /// Session metadata files read alongside the transcripts.
-    meta_files: MetaFiles,
 }
 
 fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -192,27 +183,6 @@ impl ScanCache {
     /// An empty cache.
     pub fn new() -> Self {
         ScanCache::default()
-    }
-
-    /// The process-wide cache that the public API uses.
-    pub fn global() -> &'static ScanCache {
-        static CACHE: OnceLock<ScanCache> = OnceLock::new();
-        CACHE.get_or_init(ScanCache::new)
-    }
-
-    /// The folder listings kept alongside the scans.
-    pub fn dirs(&self) -> &DirCache {
-        &self.dirs
-    }
-
-    /// The discovery results built from these scans.
-    pub(crate) fn results(&self) -> &ResultMemo {
-        &self.results
-    }
-
-    /// The session metadata files read alongside the transcripts.
-    pub(crate) fn meta_files(&self) -> &MetaFiles {
-        &self.meta_files
     }
 
     /// Scans `path`, reusing or extending an earlier scan where possible.
@@ -751,7 +721,7 @@ fn scan_file(path: &Path, previous: Option<Folded>) -> std::io::Result<Entry> {
             committed,
             head_hash,
             tail_hash,
-            settled: super::had_settled(identity.ctime_ns, observed),
+            settled: super::settled::had_settled(identity.ctime_ns, observed),
         },
         scan: FileScan {
             facts,

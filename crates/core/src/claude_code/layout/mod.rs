@@ -1,0 +1,6 @@
+//! Claude Code's files on disk: where a repository's transcripts live,
+//! which file names are sessions, and the prompt history.
+
+pub mod history;
+pub mod paths;
+pub mod session_files;
