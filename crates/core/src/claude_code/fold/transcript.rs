@@ -5,7 +5,7 @@
 //! top-level members we use are decoded, and the large ones (tool output,
 //! file snapshots, message content) are skipped without being parsed. A fold
 //! can be resumed on bytes appended later, which is what makes repeat calls
-//! cheap (see `scan_cache`).
+//! cheap (see [`ScanCache`](crate::claude_code::cache::ScanCache)).
 
 use super::origin::split_origin;
 use super::prompt::prompt_text;
