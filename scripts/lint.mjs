@@ -2,8 +2,10 @@
 // npm run lint: every check CI runs before the tests, in order, stopping at
 // the first failure: Rust formatting, clippy with warnings denied, the GitHub
 // workflow files (actionlint), references to what is not in the repository,
-// the doc comments of the public API (index.d.ts), and what the binding says
-// about the core (its defaults and mirrored field docs).
+// the doc comments of the public API (index.d.ts), what the binding says
+// about the core (its defaults and mirrored field docs), the core's module
+// graph (no import circle, no logic taken from a parent's mod.rs) and
+// docs/architecture.md's module map (every module named).
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,3 +39,5 @@ run('actionlint (the workflow files)', actionlint(), []);
 run('references to what is not in the repository', process.execPath, [path.join(root, 'scripts', 'check-references.mjs')]);
 run('doc comments of the public API (index.d.ts)', process.execPath, [path.join(root, 'scripts', 'check-api-docs.mjs')]);
 run('the binding against the core (defaults, mirrored docs)', process.execPath, [path.join(root, 'scripts', 'check-binding.mjs')]);
+run('the core\'s modules (no import circle, no logic from a parent)', process.execPath, [path.join(root, 'scripts', 'check-modules.mjs')]);
+run('the module map of docs/architecture.md', process.execPath, [path.join(root, 'scripts', 'check-architecture.mjs')]);

@@ -105,8 +105,8 @@ pub struct PatternNote {
     pub resolved: Option<bool>,
 }
 
-impl From<state::PatternNote> for PatternNote {
-    fn from(n: state::PatternNote) -> Self {
+impl From<patterns::PatternNote> for PatternNote {
+    fn from(n: patterns::PatternNote) -> Self {
         PatternNote {
             id: n.id,
             kind: n.kind,

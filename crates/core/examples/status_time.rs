@@ -3,7 +3,7 @@
 //! Prints the median in milliseconds, and the first run's (nothing watched
 //! yet: every tracked file stat'ed).
 
-use session_intel_core::project_status::short_status::short_status;
+use session_intel_core::project_status::working_tree::short_status;
 use std::time::Instant;
 
 fn main() {

@@ -6,7 +6,32 @@
 //! blocker, questions count for less, and greetings and thanks are skipped.
 
 use regex::{Regex, RegexSet};
+use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
+
+/// One pattern of the captured messages (the original design's `PatternNote`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PatternNote {
+    /// Stable for one message and type: capturing twice gives the same id.
+    pub id: String,
+    #[serde(rename = "type")]
+    /// What kind of pattern the message shows: `blocker`, `decision`,
+    /// `insight`, `accomplishment`, `scope_creep` or `task_created`.
+    pub kind: String,
+    /// The sentence that showed it, at most 200 characters.
+    pub content: String,
+    /// When it was captured (ISO-8601 string).
+    pub timestamp: String,
+    /// 0.5 (a weak phrase or a question) to 0.9 (an explicit phrase).
+    pub confidence: f64,
+    /// Line of the transcript the message is on.
+    pub source_message_index: u32,
+    /// Blockers: whether a later message of the window reports an
+    /// accomplishment; absent (or null) for other types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<bool>,
+}
 
 /// The kind of a detected pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

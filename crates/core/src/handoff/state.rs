@@ -1,6 +1,7 @@
 //! The handoff state file and the context block a new session is given
 //! from it (docs/api/handoff.md).
 
+use super::patterns::PatternNote;
 use super::summary::HandoffSummary;
 use serde::{Deserialize, Serialize};
 
@@ -60,30 +61,6 @@ pub struct SessionState {
 
 fn jsonl_store() -> String {
     "jsonl".to_owned()
-}
-
-/// One pattern of the captured messages (the original design's `PatternNote`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PatternNote {
-    /// Stable for one message and type: capturing twice gives the same id.
-    pub id: String,
-    #[serde(rename = "type")]
-    /// What kind of pattern the message shows: `blocker`, `decision`,
-    /// `insight`, `accomplishment`, `scope_creep` or `task_created`.
-    pub kind: String,
-    /// The sentence that showed it, at most 200 characters.
-    pub content: String,
-    /// When it was captured (ISO-8601 string).
-    pub timestamp: String,
-    /// 0.5 (a weak phrase or a question) to 0.9 (an explicit phrase).
-    pub confidence: f64,
-    /// Line of the transcript the message is on.
-    pub source_message_index: u32,
-    /// Blockers: whether a later message of the window reports an
-    /// accomplishment; absent (or null) for other types.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resolved: Option<bool>,
 }
 
 fn bullets(items: &[String]) -> String {

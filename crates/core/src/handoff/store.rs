@@ -7,8 +7,9 @@
 //! wrote, so the directory is as it was.
 
 use super::messages::{prefix_matches, recent_messages, Message};
+use super::patterns::PatternNote;
 use super::patterns::{clip_chars, detect_patterns};
-use super::state::{PatternNote, SessionState};
+use super::state::SessionState;
 use super::summary::{derive_summary, summary_from_reply, HandoffSummary};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};

@@ -3,8 +3,8 @@
 //! it can; otherwise it is derived from the messages and their patterns.
 
 use super::messages::Message;
+use super::patterns::PatternNote;
 use super::patterns::{clip_chars, is_chatter, sentences, PatternType};
-use super::state::PatternNote;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

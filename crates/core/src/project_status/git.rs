@@ -1,7 +1,8 @@
 //! Branch, HEAD, recent commits and stashes, read in-process with libgit2.
 
 use super::relative_date::relative_date;
-use super::short_status::{short_status, ShortStatus};
+use super::short_status::ShortStatus;
+use super::working_tree::short_status;
 use git2::{ErrorCode as GitErrorCode, Repository, Sort};
 use std::path::Path;
 

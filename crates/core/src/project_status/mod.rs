@@ -13,19 +13,21 @@ mod repo_cache;
 pub mod short_status;
 #[cfg(unix)]
 mod status_cache;
+pub mod working_tree;
 
 use crate::claude_code::layout::paths::resolve_lexically;
 use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache};
 use crate::error::{Error, ErrorCode, Result};
 use git::{read_git_history, GitState};
 use github::{github_state, GithubState};
-use short_status::{short_status, ShortStatus};
+use short_status::ShortStatus;
 #[cfg(unix)]
 pub use status_cache::{folder_watched, tracked_folders_stated, untracked_listings};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use working_tree::short_status;
 
 /// Options of [`gather_project_status`].
 #[derive(Debug, Clone)]

@@ -32,20 +32,6 @@ impl ShortStatus {
     }
 }
 
-/// Reads the status of the working tree of `repo` (empty for a bare
-/// repository): through the fast path of [`super::fast_status`] when it
-/// applies, else through libgit2's own status walk.
-pub fn short_status(repo: &Repository) -> Result<ShortStatus, git2::Error> {
-    if repo.is_bare() {
-        return Ok(ShortStatus::default());
-    }
-    #[cfg(unix)]
-    if let Some(status) = super::fast_status::fast_short_status(repo) {
-        return Ok(status);
-    }
-    short_status_libgit2(repo)
-}
-
 /// The same answer from libgit2's `git_status_list` (single-threaded): the
 /// fallback, and the yardstick the fast path is tested against.
 pub fn short_status_libgit2(repo: &Repository) -> Result<ShortStatus, git2::Error> {

@@ -2,7 +2,8 @@
 //! model call (the host's callback, or the Anthropic API), bounded by a
 //! timeout, with an offline fallback for every way that can fail.
 
-use super::{Candidate, Relevance, SelectionConfig};
+use super::candidate::{Candidate, Relevance};
+use super::config::SelectionConfig;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::future::Future;

@@ -1,7 +1,7 @@
 //! The five-factor score of a candidate session (reference
 //! `session-selection.ts` @ 645e0c6c, with its constants).
 
-use super::{Candidate, Relevance};
+use super::candidate::{Candidate, Relevance};
 use chrono::{DateTime, Utc};
 
 /// 3 or more compactions: the context is too degraded to resume.

@@ -1,28 +1,16 @@
-//! The SQLite session store of OpenClaw 2026.8 and later: one database per
-//! agent, `<state>/agents/<agent>/agent/openclaw-agent.sqlite`
-//! (docs/formats.md, "The SQLite store"). Sessions are `session_windows` rows (one per
-//! transcript generation), reached through `session_nodes` keys; a
-//! transcript is the session's `transcript_events` rows in `seq` order.
-//!
-//! Reads decode every row exactly (`event_json`, or the zstd frame in
-//! `event_zstd`) into JSONL ([`Events`]); edits run in one short
-//! `BEGIN IMMEDIATE` transaction that re-checks what the plan was made from
-//! and invalidates OpenClaw's derived rows the way OpenClaw itself does
-//! (see [`write`]).
+//! One agent's SQLite database: opening it (one connection per process at
+//! a time), listing its sessions and reading a session's events.
 
-mod in_process;
-mod operations;
-pub mod schema;
-pub mod write;
-
-use super::super::events::Events;
-use super::super::transcripts::{Availability, StoreKind, TranscriptSummary};
+use super::errors::sql_error;
+use super::in_process;
+use super::schema::{self, Schema};
 use crate::error::{Error, ErrorCode, Result};
+use crate::openclaw::events::Events;
+use crate::openclaw::transcripts::{Availability, StoreKind, TranscriptSummary};
 use chrono::{DateTime, TimeZone, Utc};
 use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
-use schema::Schema;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -40,41 +28,6 @@ pub const MAX_EVENT_BYTES: i64 = 4 * 1024 * 1024;
 /// small database could make the addon ask for more memory than the machine
 /// has, which aborts the host process. Real sessions stay far below it.
 pub const MAX_SESSION_BYTES: i64 = 1 << 30;
-
-/// Maps a SQLite failure to the addon's codes: a lock held past the busy
-/// timeout is `E_SESSION_BUSY`; a full disk, read-only file or I/O error is
-/// `E_WRITE_FAILED`; a damaged file is `E_PARSE`.
-pub(crate) fn sql_error(err: rusqlite::Error) -> Error {
-    use rusqlite::ErrorCode as C;
-    let code = match &err {
-        rusqlite::Error::SqliteFailure(e, _) => Some(e.code),
-        _ => None,
-    };
-    match code {
-        Some(C::DatabaseBusy | C::DatabaseLocked) => Error::new(
-            ErrorCode::SessionBusy,
-            format!("the agent database stayed locked by another writer: {err}"),
-        )
-        .with_hint("OpenClaw is writing to this agent's database; retry in a moment"),
-        Some(
-            C::DiskFull | C::ReadOnly | C::SystemIoFailure | C::CannotOpen | C::PermissionDenied,
-        ) => Error::new(
-            ErrorCode::WriteFailed,
-            format!("the agent database could not be written: {err}"),
-        )
-        .with_hint(
-            "check that the database and its directory are writable and the disk is not full",
-        ),
-        Some(C::DatabaseCorrupt | C::NotADatabase) => Error::new(
-            ErrorCode::Parse,
-            format!("the agent database is damaged: {err}"),
-        )
-        .with_hint("run `openclaw doctor` to check and repair it"),
-        _ => Error::new(ErrorCode::Internal, format!("SQLite: {err}")).with_hint(
-            "this is a bug in openclaw-session-intel or an unexpected database; please report it",
-        ),
-    }
-}
 
 /// One agent's database.
 #[derive(Debug, Clone)]
@@ -94,7 +47,8 @@ pub struct Connected {
     pub conn: Connection,
     /// The schema it was checked to have.
     pub schema: Schema,
-    _turn: std::sync::MutexGuard<'static, ()>,
+    /// This process's turn at the database, held while the connection is open.
+    pub(super) _turn: std::sync::MutexGuard<'static, ()>,
 }
 
 /// What a plan was made from: OpenClaw's "context version" of a session,

@@ -8,8 +8,9 @@
 use super::super::jsonl::{
     cloned_transcript, export_events, no_backup, validate_backup, write_new_file,
 };
+use super::database::{fence, is_cold, read_rows, Connected, Fence, SqliteStore};
+use super::errors::sql_error;
 use super::write::{apply_edit, replace_all, DeletedRun, RowUpdate};
-use super::{fence, is_cold, read_rows, sql_error, Connected, Fence, SqliteStore};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::write_atomic;
 use crate::openclaw::backups::{backups_of, new_backup_path, rotate, sqlite_backup_dir};

@@ -190,11 +190,11 @@ fn unsupported(what: String) -> Error {
 fn columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
     let mut stmt = conn
         .prepare("SELECT name FROM pragma_table_info(?1)")
-        .map_err(super::sql_error)?;
+        .map_err(super::errors::sql_error)?;
     let names = stmt
         .query_map([table], |r| r.get::<_, String>(0))
         .and_then(|rows| rows.collect::<rusqlite::Result<Vec<String>>>())
-        .map_err(super::sql_error)?;
+        .map_err(super::errors::sql_error)?;
     Ok(names)
 }
 
@@ -205,7 +205,7 @@ fn columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
 pub fn check(conn: &Connection, db: &std::path::Path) -> Result<Schema> {
     let user_version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(super::sql_error)?;
+        .map_err(super::errors::sql_error)?;
     let meta: Option<(i64, String)> = conn
         .query_row(
             "SELECT schema_version, role FROM schema_meta WHERE meta_key = 'primary'",

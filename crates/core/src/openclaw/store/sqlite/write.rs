@@ -16,8 +16,8 @@
 //! Schema objects, version markers, `session_nodes`, the projection rows
 //! and the full-text index are never touched by hand.
 
+use super::errors::sql_error;
 use super::schema::Schema;
-use super::sql_error;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::{as_str, field, Fields};
 use rusqlite::{params, Connection, OptionalExtension};
