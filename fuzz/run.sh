@@ -22,7 +22,11 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-cargo +nightly fuzz build
+# cargo fuzz keeps its builds in fuzz/target unless told: CARGO_TARGET_DIR
+# (CI's persistent build cache) is passed on as its --target-dir.
+target_dir=()
+if [ -n "${CARGO_TARGET_DIR:-}" ]; then target_dir=(--target-dir "$CARGO_TARGET_DIR"); fi
+cargo +nightly fuzz build "${target_dir[@]}"
 for target in "${targets[@]}"; do
   if [ "$target" = occ_config ]; then
     echo "== fuzz $target for ${seconds}s"
@@ -32,7 +36,7 @@ for target in "${targets[@]}"; do
   mkdir -p "$scratch/$target"
   echo "== fuzz $target for ${seconds}s"
   status=0
-  cargo +nightly fuzz run "$target" "$scratch/$target" "corpus/$target" -- \
+  cargo +nightly fuzz run "${target_dir[@]}" "$target" "$scratch/$target" "corpus/$target" -- \
     -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     >"$scratch/$target.log" 2>&1 || status=$?
   grep -E '^(Done|stat::peak_rss_mb)' "$scratch/$target.log" || true

@@ -15,7 +15,9 @@ import { node24 } from '../openclaw/support/env.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const platformName = 'linux-x64-gnu'; // the platform package of the host the test runs on
-const binary = path.join(root, `${pkg.napi.binaryName}.${platformName}.node`);
+// The release build: `npm run build` puts it in the checkout; CI builds it
+// into a folder of its own beside the debug build and names it here.
+const binary = path.join(process.env.OSI_RELEASE_ADDON_DIR || root, `${pkg.napi.binaryName}.${platformName}.node`);
 
 test('npm install openclaw-session-intel from a registry works on Node 20 and 24; missing binaries get a clear error', { timeout: 900_000 }, async () => {
   assert.ok(fs.existsSync(binary), `the release binary ${binary} (npm run build)`);

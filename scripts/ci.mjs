@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+// CI on a fresh clone (`.ci/run`): installs what it needs, then proves
+// everything: `npm run lint`, every fuzz target for 20 s, the generated
+// bindings against the committed ones, and every test suite (Rust, the
+// TypeScript drop-in check, Node with the full stress counts, the real
+// OpenClaw, the real Claude Code CLI, an install from a real registry).
+//
+// The work is a graph of jobs. A job starts when the jobs it needs have
+// passed and a slot is free: builds and CPU-bound suites take turns on the
+// CPU lanes, while the suites that mostly wait on real programs (OpenClaw,
+// Claude Code, a registry) run beside them. Each profile is built once, into
+// a build cache outside the clone that the next run reuses. Each job's
+// output goes to its own log, printed whole when the job ends; at the end a
+// table gives every job's time and the total against the budget
+// (CONTRIBUTING.md, "CI"), on success and on failure alike.
+//
+// Environment: OSI_CI_CACHE (the build cache; default
+// ~/.cache/openclaw-session-intel-ci), OSI_CI_ONLY (comma-separated jobs to
+// run with what they need, for trying CI out locally).
+
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { testSteps } from './test.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const host = execFileSync('rustc', ['-vV'], { encoding: 'utf8' }).match(/^host: (.+)$/m)[1];
+
+/** Minutes `.ci/run` may take on a 2-core machine: with warm caches, and on a fresh one. */
+export const BUDGET_MINUTES = { warm: 40, fresh: 60 };
+/** Jobs that compute (builds, the Rust and Node suites) running at once. */
+const CPU_LANES = 2;
+/** Jobs that mostly wait on real programs running at once beside them. */
+const WAITING_LANES = 2;
+/** The build cache is pruned to nothing above this size. */
+const CACHE_LIMIT_BYTES = 24 * 2 ** 30;
+
+const cache = process.env.OSI_CI_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'openclaw-session-intel-ci');
+const targets = { check: 'check', build: 'build', fuzz: 'fuzz', release: 'release' };
+for (const k of Object.keys(targets)) targets[k] = path.join(cache, targets[k]);
+const releaseAddon = path.join(cache, 'release-addon');
+const warm = fs.existsSync(targets.build);
+const logs = fs.mkdtempSync(path.join(os.tmpdir(), 'osi-ci-logs-'));
+const scanCache = fs.mkdtempSync(path.join(os.tmpdir(), 'osi-ci-scan-cache-'));
+
+/** Builds keep no incremental state (a fresh clone cannot use it) and only
+ *  line tables for debug info: the same code, a smaller and faster cache. */
+const buildEnv = { CARGO_TERM_COLOR: 'never', CARGO_INCREMENTAL: '0', CARGO_PROFILE_DEV_DEBUG: 'line-tables-only', OSI_STRESS: 'full', CI: 'true' };
+const napi = [path.join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js'), 'build', '--platform', '--no-const-enum'];
+const suites = (dir, pattern) => fs.readdirSync(path.join(root, dir)).filter((f) => pattern.test(f)).sort().map((f) => path.join(dir, f));
+const nodeTest = (files) => [process.execPath, ['--test', '--test-concurrency=1', ...files]];
+const openclawSuites = suites('__test__/openclaw', /\.openclaw\.mjs$/);
+/** The chain suites (OpenClaw + acpx + the adapter + Claude Code) run in one
+ *  lane, the other OpenClaw suites in another. */
+const chainSuites = ['agent-turn', 'spawn-preflight'].map((s) => `__test__/openclaw/${s}.openclaw.mjs`).filter((f) => openclawSuites.includes(f));
+const steps = testSteps(scanCache);
+
+/** Every job: what it needs, whether it computes (`cpu`) or mostly waits on
+ *  real programs, its environment and its commands. */
+const jobs = [
+  { name: 'install', cpu: true, steps: [['npm', ['install', '--no-audit', '--no-fund']]] },
+  { name: 'build (debug addon, Rust test binaries)', id: 'build', needs: ['install'], cpu: true, env: { CARGO_TARGET_DIR: targets.build },
+    steps: [[process.execPath, napi], ['cargo', ['test', '--workspace', '--target', host, '--no-run']]] },
+  { name: 'generated bindings are current', id: 'bindings', needs: ['build'], cpu: true, steps: [['git', ['diff', '--exit-code', '--', 'index.js', 'index.d.ts']]] },
+  { name: 'OpenClaw chain suites', id: 'chain', needs: ['build'], cpu: false, steps: [nodeTest(chainSuites)] },
+  { name: 'OpenClaw suites', id: 'openclaw', needs: ['build'], cpu: false, steps: [nodeTest(openclawSuites.filter((f) => !chainSuites.includes(f)))] },
+  { name: 'Rust tests', id: 'rust', needs: ['build'], cpu: true, env: { CARGO_TARGET_DIR: targets.build }, steps: steps.rust },
+  { name: 'Node tests (TypeScript, node:test, full stress)', id: 'node', needs: ['build'], cpu: true, steps: steps.node },
+  { name: 'Claude Code CLI suites', id: 'claude', needs: ['build'], cpu: false, steps: [nodeTest(suites('__test__', /\.cli\.mjs$/))] },
+  { name: 'lint', needs: ['install'], after: ['build'], cpu: true, env: { CARGO_TARGET_DIR: targets.check }, steps: [['npm', ['run', 'lint']]] },
+  { name: 'release addon', id: 'release', needs: ['install'], after: ['build'], cpu: true, env: { CARGO_TARGET_DIR: targets.release },
+    steps: [[process.execPath, [...napi, '--release', '--output-dir', releaseAddon]]] },
+  { name: 'install from a registry', id: 'install-test', needs: ['release'], cpu: false, env: { OSI_RELEASE_ADDON_DIR: releaseAddon },
+    steps: [nodeTest(suites('__test__/install', /\.install\.mjs$/))] },
+  { name: 'fuzz (every target 20 s)', id: 'fuzz', needs: ['install'], after: ['build'], cpu: true, env: { CARGO_TARGET_DIR: targets.fuzz }, steps: [['bash', ['fuzz/run.sh', '20']]] },
+];
+for (const j of jobs) j.id ??= j.name;
+
+/** Every real-program suite file must belong to a job: a new one that does not fails CI. */
+function unscheduled() {
+  const scheduled = new Set(jobs.flatMap((j) => j.steps.flatMap(([, args]) => args)));
+  const all = [...openclawSuites, ...suites('__test__', /\.cli\.mjs$/), ...suites('__test__/install', /\.install\.mjs$/)];
+  return all.filter((f) => !scheduled.has(f));
+}
+
+/** The jobs OSI_CI_ONLY asks for, with everything they need. */
+function selected() {
+  const only = process.env.OSI_CI_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!only?.length) return jobs;
+  const want = new Set();
+  const add = (id) => {
+    const j = jobs.find((x) => x.id === id);
+    if (!j) throw new Error(`OSI_CI_ONLY: no job ${id} (jobs: ${jobs.map((x) => x.id).join(', ')})`);
+    if (want.has(id)) return;
+    want.add(id);
+    for (const n of j.needs ?? []) add(n);
+  };
+  only.forEach(add);
+  return jobs.filter((j) => want.has(j.id));
+}
+
+/** Runs one command of a job, appending its output to the job's log. */
+function runStep(job, [cmd, args, env = {}], log) {
+  return new Promise((resolve) => {
+    fs.appendFileSync(log, `$ ${[cmd === process.execPath ? 'node' : cmd, ...args].join(' ')}\n`);
+    const out = fs.openSync(log, 'a');
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', out, out], env: { ...process.env, ...buildEnv, ...job.env, ...env } });
+    child.on('error', (e) => { fs.appendFileSync(log, `${e.message}\n`); resolve(1); });
+    child.on('close', (code, signal) => { fs.closeSync(out); resolve(code ?? (signal ? 1 : 0)); });
+  });
+}
+
+const fmt = (ms) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+
+/** Prints a job's whole log under a header. */
+function printLog(job) {
+  const status = job.status === 0 ? 'passed' : job.status === undefined ? 'not run' : 'FAILED';
+  process.stdout.write(`\n== ${job.name}: ${status} in ${fmt(job.ms ?? 0)}\n`);
+  if (job.log && fs.existsSync(job.log)) process.stdout.write(fs.readFileSync(job.log, 'utf8'));
+}
+
+async function main() {
+  const start = Date.now();
+  const missing = unscheduled();
+  if (missing.length) {
+    console.error(`ci: these suites are in no CI job (scripts/ci.mjs): ${missing.join(', ')}`);
+    process.exit(1);
+  }
+  prune();
+  fs.mkdirSync(cache, { recursive: true });
+  console.log(`== CI: ${warm ? 'warm' : 'fresh'} build cache ${cache}; ${CPU_LANES} computing + ${WAITING_LANES} waiting lanes; logs in ${logs}`);
+  const todo = selected();
+  const byId = new Map(todo.map((j) => [j.id, j]));
+  const running = new Set();
+  let failed = false;
+  await new Promise((done) => {
+    const schedule = () => {
+      for (const job of todo) {
+        if (job.state || failed) continue;
+        const needs = (job.needs ?? []).map((id) => byId.get(id));
+        if (needs.some((n) => n.status !== 0)) continue;
+        // `after` orders jobs that share a lane without needing each other's result.
+        if ((job.after ?? []).some((id) => byId.has(id) && !byId.get(id).state?.startsWith('done'))) continue;
+        const lane = [...running].filter((r) => r.cpu === job.cpu).length;
+        if (lane >= (job.cpu ? CPU_LANES : WAITING_LANES)) continue;
+        job.state = 'running';
+        running.add(job);
+        job.log = path.join(logs, `${job.id.replace(/[^\w-]+/g, '_')}.log`);
+        fs.writeFileSync(job.log, '');
+        const t0 = Date.now();
+        console.log(`-- ${fmt(t0 - start)} start ${job.name}`);
+        (async () => {
+          let status = 0;
+          for (const step of job.steps) {
+            status = await runStep(job, step, job.log);
+            if (status !== 0) break;
+          }
+          job.status = status;
+          job.ms = Date.now() - t0;
+          job.state = 'done';
+          running.delete(job);
+          if (status !== 0) failed = true;
+          printLog(job);
+          schedule();
+        })();
+      }
+      if (running.size === 0) done();
+    };
+    schedule();
+  });
+  const total = Date.now() - start;
+  const budget = warm ? BUDGET_MINUTES.warm : BUDGET_MINUTES.fresh;
+  console.log(`\n== CI phases (${warm ? 'warm' : 'fresh'} build cache)`);
+  console.log('| job | needs | lane | time | result |\n| --- | --- | --- | --- | --- |');
+  for (const j of todo) {
+    const result = j.status === 0 ? 'passed' : j.status === undefined ? 'not run' : `FAILED (exit ${j.status})`;
+    console.log(`| ${j.name} | ${(j.needs ?? []).join(', ') || '-'} | ${j.cpu ? 'computing' : 'waiting'} | ${j.ms === undefined ? '-' : fmt(j.ms)} | ${result} |`);
+  }
+  console.log(`\n== total ${fmt(total)} of a ${budget}-minute budget (${warm ? 'warm' : 'fresh'} machine)${total > budget * 60_000 ? ': OVER BUDGET, see CONTRIBUTING.md "CI"' : ''}`);
+  const passed = todo.filter((j) => j.status === 0).length;
+  const notPassed = todo.length - passed;
+  console.log(`jobs: ${passed} passed, ${notPassed} failed`);
+  fs.rmSync(scanCache, { recursive: true, force: true });
+  process.exit(notPassed ? 1 : 0);
+}
+
+/** Empties the build cache when it has grown past its limit. */
+function prune() {
+  if (!fs.existsSync(cache)) return;
+  const size = Number(execFileSync('du', ['-sb', cache], { encoding: 'utf8' }).split('\t')[0]);
+  if (size > CACHE_LIMIT_BYTES) {
+    console.log(`== the build cache holds ${(size / 2 ** 30).toFixed(1)} GiB (over ${CACHE_LIMIT_BYTES / 2 ** 30}): emptied`);
+    fs.rmSync(cache, { recursive: true, force: true });
+  }
+}
+
+await main();
