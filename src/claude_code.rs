@@ -12,6 +12,7 @@ use session_intel_core::claude_code::records::registry as reg;
 use session_intel_core::claude_code::{self as cc, discovery, DiscoveryCache};
 use session_intel_core::now_iso;
 use session_intel_core::openclaw::state_dir::resolve_state_dir;
+use session_intel_core::repo_path::RepoPath;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -649,14 +650,16 @@ pub fn resolve_session(
     label: Option<String>,
 ) -> Result<Either<String, Undefined>> {
     run_sync(&env, || {
-        let key = reg::registry_key(&repo_path, label.as_deref());
-        let found = registry().get(&agent_id, &key)?.filter(|entry| {
-            let claude_dir = paths::claude_config_dir(None);
-            let repo = paths::resolve_lexically(&repo_path);
-            cc::find_transcript(&claude_dir, &repo, &entry.session_id).is_some()
-        });
+        let claude_dir = paths::claude_config_dir(None);
+        let found = session_intel_core::selection::resolve_session(
+            &registry(),
+            &claude_dir,
+            &agent_id,
+            &repo_path,
+            label.as_deref(),
+        )?;
         Ok(match found {
-            Some(entry) => Either::A(entry.session_id),
+            Some(id) => Either::A(id),
             None => Either::B(()),
         })
     })
@@ -740,7 +743,7 @@ pub fn peek_session_history(
     run_sync(&env, || {
         let limits = opts.map(history::PeekLimits::from).unwrap_or_default();
         let claude_dir = paths::claude_config_dir(None);
-        let repo = paths::resolve_lexically(&repo_path);
+        let repo = RepoPath::resolve(&repo_path);
         Ok(cc::find_transcript(&claude_dir, &repo, &session_id)
             .map(|p| history::peek_session_history(&p, limits))
             .unwrap_or_default())
@@ -769,7 +772,7 @@ pub fn discover_sessions(
     AsyncTask::new(CoreTask::new(
         move || {
             Ok(cc::discover_sessions(
-                &repo_path,
+                &RepoPath::resolve(&repo_path),
                 &options,
                 DiscoveryCache::global(),
             ))
@@ -795,7 +798,7 @@ pub fn discover_sessions_json(
     AsyncTask::new(CoreTask::new(
         move || {
             let json = cc::discover_sessions_as(
-                &repo_path,
+                &RepoPath::resolve(&repo_path),
                 &options,
                 DiscoveryCache::global(),
                 sessions_json,

@@ -8,6 +8,7 @@
 use session_intel_core::claude_code::{
     discover_sessions, DiscoverOptions, DiscoveryCache, PersistentCache,
 };
+use session_intel_core::repo_path::RepoPath;
 use std::time::Instant;
 
 fn main() {
@@ -31,7 +32,7 @@ fn main() {
             cache = DiscoveryCache::new();
         }
         let t = Instant::now();
-        let sessions = discover_sessions(repo, &options, &cache);
+        let sessions = discover_sessions(&RepoPath::resolve(repo), &options, &cache);
         println!("call {i}: {} sessions in {:?}", sessions.len(), t.elapsed());
     }
 }

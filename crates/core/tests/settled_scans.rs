@@ -9,6 +9,7 @@ use session_intel_core::claude_code::cache::scan_store::{self, cache_file};
 use session_intel_core::claude_code::{
     discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache, PersistentCache,
 };
+use session_intel_core::repo_path::RepoPath;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,7 +44,11 @@ fn options(config: &Path, cache_dir: &Path) -> DiscoverOptions {
 /// calls it made.
 fn fresh(config: &Path, cache_dir: &Path) -> (Arc<Vec<DiscoveredSession>>, u64) {
     let before = read_calls();
-    let found = discover_sessions(REPO, &options(config, cache_dir), &DiscoveryCache::new());
+    let found = discover_sessions(
+        &RepoPath::resolve(REPO),
+        &options(config, cache_dir),
+        &DiscoveryCache::new(),
+    );
     (found, read_calls() - before)
 }
 
@@ -52,7 +57,7 @@ fn uncached(config: &Path) -> String {
     options.persistent_cache = PersistentCache::Off;
     format!(
         "{:#?}",
-        discover_sessions(REPO, &options, &DiscoveryCache::new())
+        discover_sessions(&RepoPath::resolve(REPO), &options, &DiscoveryCache::new())
     )
 }
 

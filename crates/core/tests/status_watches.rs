@@ -8,6 +8,8 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+#[allow(dead_code)]
+#[path = "integration/util/git_repo.rs"]
 mod git_repo;
 use git_repo::*;
 

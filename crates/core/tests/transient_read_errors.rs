@@ -5,10 +5,12 @@
 //! of the whole process for a moment.
 #![cfg(target_os = "linux")]
 
-mod common;
-
-use common::*;
+#[allow(dead_code)]
+#[path = "integration/util/spotter.rs"]
+mod spotter;
 use session_intel_core::claude_code::{discover_sessions, DiscoveryCache, PersistentCache};
+use session_intel_core::repo_path::RepoPath;
+use spotter::*;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 
@@ -38,7 +40,7 @@ fn a_read_that_failed_for_a_passing_reason_is_tried_again() {
     let s = Setup::new();
     let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
-    let call = || discover_sessions(REPO, &options, &process);
+    let call = || discover_sessions(&RepoPath::resolve(REPO), &options, &process);
     // Read, watched, then vouched for by the change monitor.
     let settled = call();
     for _ in 0..2 {

@@ -16,7 +16,7 @@ use super::fold::context_window::ContextWindows;
 use super::fold::transcript::TranscriptFacts;
 use super::fold::usage::Usage;
 use super::layout::paths::{
-    claude_config_dir, cwd_within, launch_dirs, project_dirs_in, resolve_lexically, ProjectDir,
+    claude_config_dir, cwd_within, launch_dirs, project_dirs_in, ProjectDir,
 };
 use super::layout::session_files::find_transcript;
 use super::records::registry::{Registry, RegistryRow};
@@ -26,6 +26,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fast_map::{FastMap, FastSet};
 use crate::openclaw::state_dir::resolve_state_dir;
 use crate::platform::{self, FileStat};
+use crate::repo_path::RepoPath;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -95,17 +96,17 @@ fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
         .map(|d| d.with_timezone(&Utc))
 }
 
-/// Discovers every session of the repository at `repo_path`, most
+/// Discovers every session of the repository at `repo`, most
 /// relevant first (running, then most recently modified).
 ///
 /// The result is shared: a repeat call that finds nothing changed returns
 /// the very one it returned before (see [`ResultMemo`](super::result_memo)).
 pub fn discover_sessions(
-    repo_path: &str,
+    repo: &RepoPath,
     options: &DiscoverOptions,
     cache: &DiscoveryCache,
 ) -> Arc<Vec<DiscoveredSession>> {
-    discover_sessions_as(repo_path, options, cache, |sessions| sessions)
+    discover_sessions_as(repo, options, cache, |sessions| sessions)
 }
 
 /// [`discover_sessions`], with the sessions made by `render` into what the
@@ -117,12 +118,11 @@ pub fn discover_sessions(
 /// make it the same way. A form of its own gets a type of its own (a
 /// newtype around the text, say).
 pub fn discover_sessions_as<T: Send + Sync + 'static>(
-    repo_path: &str,
+    repo: &RepoPath,
     options: &DiscoverOptions,
     cache: &DiscoveryCache,
     render: impl FnOnce(Vec<DiscoveredSession>) -> T,
 ) -> Arc<T> {
-    let repo = resolve_lexically(repo_path);
     let claude_dir = claude_config_dir(options.claude_config_dir.as_deref());
     let projects = claude_dir.join("projects");
     let state_root = resolve_state_dir(options.registry_root.as_deref());
@@ -131,11 +131,11 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     let mut registry_rows: Vec<RegistryRow> = Registry::new(&state_root)
         .list_all()
         .into_iter()
-        .filter(|row| resolve_lexically(&row.repo_path) == repo)
+        .filter(|row| repo.is(&row.repo_path))
         .collect();
     // Spawns the plugin recorded, for the sessions the registries do not
     // list: OpenClaw's own record of them is gone soon after they end.
-    let spawned = SpawnLog::new(&state_root).registry_rows(|r| resolve_lexically(r) == repo);
+    let spawned = SpawnLog::new(&state_root).registry_rows(|r| repo.is(r));
     for row in spawned.learned {
         let id = &row.entry.session_id;
         if !registry_rows.iter().any(|r| &r.entry.session_id == id) {
@@ -145,11 +145,11 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     let round = cache.dirs().round(
         !options.stat_every_file && !crate::switches::turned_off("OPENCLAW_SESSION_INTEL_WATCH"),
     );
-    let launch_dirs = launch_dirs(&repo);
+    let launch_dirs = launch_dirs(repo);
     let mut inputs = Inputs {
         dirs: repo_folders(&projects, &launch_dirs, &round, cache),
         launch_dirs,
-        repo,
+        repo: repo.clone(),
         registry_rows,
         spawned_by_nonce: spawned.by_nonce,
         elsewhere: HashMap::new(),

@@ -1,7 +1,7 @@
 //! Where OpenClaw keeps its state, and how it names agents (docs/formats.md,
 //! "OpenClaw's state dir").
 
-use crate::claude_code::layout::paths::home_dir;
+use crate::platform::home_dir;
 use std::path::{Path, PathBuf};
 
 fn env(name: &str) -> Option<String> {

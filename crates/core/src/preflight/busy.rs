@@ -14,9 +14,9 @@
 //! Sessions the host reported ended count only by the first; sessions the
 //! caller exempts (idle ones the spawn may resume) by none.
 
-use crate::claude_code::layout::paths::resolve_lexically;
 use crate::claude_code::liveness::running_sessions;
 use crate::claude_code::DiscoveredSession;
+use crate::repo_path::RepoPath;
 use crate::spawns::{InFlightSpawn, SpawnState, SPAWN_POLICY};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -53,16 +53,11 @@ impl RunningSession {
     }
 }
 
-/// Whether `dir` lies in the repository `repo` (is it, or below it).
-pub fn lies_in(dir: &str, repo: &Path) -> bool {
-    resolve_lexically(dir).starts_with(repo)
-}
-
 /// One repository's busy check: the repository, its sessions and what the
 /// host knows.
 pub struct BusyCheck<'a> {
     /// The repository root, resolved.
-    pub repo: &'a Path,
+    pub repo: &'a RepoPath,
     /// Claude Code's config root, where the liveness records are.
     pub claude_dir: &'a Path,
     /// The repository's sessions, as discovery found them.
@@ -103,8 +98,7 @@ impl BusyCheck<'_> {
             SpawnState::Lapsed => false,
         };
         if let Some(s) = self.in_flight.iter().find(|s| {
-            (lies_in(s.repo_path.as_deref().unwrap_or(&s.cwd), self.repo)
-                || lies_in(&s.cwd, self.repo))
+            (self.repo.holds(s.repo_path.as_deref().unwrap_or(&s.cwd)) || self.repo.holds(&s.cwd))
                 && !s.claude_session_id.as_deref().is_some_and(exempt)
                 && spawn_running(s)
         }) {
@@ -117,7 +111,7 @@ impl BusyCheck<'_> {
         let finished = |id: &str| self.finished_session_ids.iter().any(|f| f == id) || exempt(id);
         if let Some(live) = live.into_iter().find(|l| {
             !finished(&l.session_id)
-                && (l.cwd.as_deref().is_some_and(|cwd| lies_in(cwd, self.repo))
+                && (l.cwd.as_deref().is_some_and(|cwd| self.repo.holds(cwd))
                     || self.sessions.iter().any(|s| s.session_id == l.session_id))
         }) {
             return Some(RunningSession {

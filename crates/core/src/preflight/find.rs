@@ -1,7 +1,8 @@
 //! Which Claude Code session a spawn made: the transcript whose first
 //! lines carry the spawn's nonce in their origin marker.
 
-use crate::claude_code::layout::paths::{project_dirs_for_repo, resolve_lexically};
+use crate::claude_code::layout::paths::project_dirs_for_repo;
+use crate::repo_path::RepoPath;
 use std::fs;
 use std::io::Read;
 use std::path::Path;
@@ -29,7 +30,7 @@ pub fn find_spawned_session(
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let finder_mid = memchr::memmem::Finder::new(needle_mid.as_bytes());
     let projects = claude_dir.join("projects");
-    for dir in project_dirs_for_repo(&projects, &resolve_lexically(cwd)) {
+    for dir in project_dirs_for_repo(&projects, &RepoPath::resolve(cwd)) {
         let Ok(entries) = fs::read_dir(&dir.path) else {
             continue;
         };

@@ -27,11 +27,12 @@ mod find;
 pub use busy::RunningSession;
 pub use find::find_spawned_session;
 
-use crate::claude_code::layout::paths::{claude_config_dir, resolve_lexically};
+use crate::claude_code::layout::paths::claude_config_dir;
 use crate::claude_code::layout::session_files::find_transcript;
 use crate::claude_code::{DiscoverOptions, DiscoveredSession, DiscoveryCache};
 use crate::error::{Error, ErrorCode, Result};
 use crate::project_status::{gather_with_sessions, ProjectStatusOptions};
+use crate::repo_path::RepoPath;
 use crate::selection::relevance::semantic_fallback;
 use crate::selection::scoring::score_session;
 use crate::selection::{Candidate, DEFAULT_RESUME_THRESHOLD};
@@ -40,7 +41,7 @@ use briefing::{
     bounded, briefing_lines, marked_task, marker_briefing, spawn_marker, task_with_briefing,
     PriorContext,
 };
-use busy::{lies_in, BusyCheck};
+use busy::BusyCheck;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -375,6 +376,8 @@ fn decide(
         )
         .unwrap_or_else(|| pass(warnings, warned, "cwd is not a folder to brief on")));
     }
+    // Resolved once: everything below compares this form.
+    let cwd_dir = RepoPath::resolve(cwd);
 
     let claude_dir = claude_config_dir(opts.claude_config_dir.as_deref());
     if claude_dir.exists() && !claude_dir.is_dir() {
@@ -387,7 +390,7 @@ fn decide(
 
     // An explicit resume must have a transcript to resume.
     if let Some(id) = req.resume_session_id.as_deref().filter(|s| !s.is_empty()) {
-        if find_transcript(&claude_dir, cwd_path, id).is_none() {
+        if find_transcript(&claude_dir, &cwd_dir, id).is_none() {
             let reason = format!(
                 "resumeSessionId {id}: that Claude Code session's transcript is gone (not under {}), so resuming it would fail. Omit resumeSessionId to start a fresh session; describe in the task what the earlier session did.",
                 claude_dir.join("projects").display()
@@ -418,8 +421,8 @@ fn decide(
         context_windows: Default::default(),
         claude_desktop_dir: None,
     };
-    let (status, sessions) = gather_with_sessions(
-        cwd,
+    let (status, sessions, repo) = gather_with_sessions(
+        &cwd_dir,
         Some(&req.agent_id),
         &ProjectStatusOptions {
             discover,
@@ -433,7 +436,6 @@ fn decide(
         },
         cache,
     )?;
-    let repo = resolve_lexically(&status.repo.path);
 
     // A session of the repository whose Claude Code process waits for its
     // next prompt: its transcript's last turn has ended.
@@ -495,7 +497,7 @@ fn decide(
                 .filter(|s| {
                     opts.resumable
                         .iter()
-                        .any(|r| r.claude_session_id == s.session_id && lies_in(&r.cwd, &repo))
+                        .any(|r| r.claude_session_id == s.session_id && repo.holds(&r.cwd))
                         && idle(&s.session_id)
                 })
                 .collect();

@@ -15,15 +15,15 @@ pub mod short_status;
 mod status_cache;
 pub mod working_tree;
 
-use crate::claude_code::layout::paths::resolve_lexically;
 use crate::claude_code::{discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache};
 use crate::error::{Error, ErrorCode, Result};
+use crate::repo_path::RepoPath;
 use git::{read_git_history, GitState};
 use github::{github_state, GithubState};
 use short_status::ShortStatus;
 #[cfg(unix)]
 pub use status_cache::{folder_watched, tracked_folders_stated, untracked_listings};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -123,18 +123,19 @@ pub fn gather_project_status(
     options: &ProjectStatusOptions,
     cache: &DiscoveryCache,
 ) -> Result<ProjectStatus> {
-    gather_with_sessions(repo_path, agent_id, options, cache).map(|(status, _)| status)
+    let repo = RepoPath::resolve(repo_path);
+    gather_with_sessions(&repo, agent_id, options, cache).map(|(status, _, _)| status)
 }
 
-/// [`gather_project_status`], with every session discovery found (the
-/// briefing keeps only a few).
+/// [`gather_project_status`] on a path resolved by its caller, with every
+/// session discovery found (the briefing keeps only a few) and the root of
+/// the repository (the folder itself outside one) they are of.
 pub fn gather_with_sessions(
-    repo_path: &str,
+    resolved: &RepoPath,
     agent_id: Option<&str>,
     options: &ProjectStatusOptions,
     cache: &DiscoveryCache,
-) -> Result<(ProjectStatus, Arc<Vec<DiscoveredSession>>)> {
-    let resolved = resolve_lexically(repo_path);
+) -> Result<(ProjectStatus, Arc<Vec<DiscoveredSession>>, RepoPath)> {
     if !resolved.exists() {
         return Err(Error::new(
             ErrorCode::RepoNotFound,
@@ -142,12 +143,11 @@ pub fn gather_with_sessions(
         )
         .with_hint("pass the path of a repository (or any directory inside one)"));
     }
-    let repo_root = repo_cache::with_repository(&resolved, |r| {
+    let repo_root = repo_cache::with_repository(resolved, |r| {
         r.workdir().unwrap_or_else(|| r.path()).to_path_buf()
     });
     let is_git_repo = repo_root.is_some();
-    let root = repo_root.unwrap_or_else(|| resolved.clone());
-    let root = PathBuf::from(root.to_string_lossy().trim_end_matches('/'));
+    let root = repo_root.map_or_else(|| resolved.clone(), |r| RepoPath::of(&r));
     let root_str = root.to_string_lossy().into_owned();
     let now = chrono::Utc::now();
 
@@ -157,7 +157,7 @@ pub fn gather_with_sessions(
     // it for the status cache).
     let (history_tx, history_rx) = std::sync::mpsc::channel();
     let (status_tx, status_rx) = std::sync::mpsc::channel();
-    let at = resolved.clone();
+    let at = resolved.as_path().to_path_buf();
     let read = move || {
         repo_cache::with_repository(&at, |r| {
             let _ = history_tx.send(read_git_history(r, now.timestamp()));
@@ -174,7 +174,7 @@ pub fn gather_with_sessions(
                 .then(|| github_state(&root, options.github_timeout, now))
                 .flatten()
         });
-        let sessions = discover_sessions(&root_str, &options.discover, cache);
+        let sessions = discover_sessions(&root, &options.discover, cache);
         let join = |e| {
             Error::new(
                 ErrorCode::Internal,
@@ -215,7 +215,7 @@ pub fn gather_with_sessions(
         timestamp: crate::time::iso_millis(now),
         status_read,
     };
-    Ok((status, sessions))
+    Ok((status, sessions, root))
 }
 
 /// The git state the reading thread sends: HEAD and history, then the

@@ -14,10 +14,10 @@ pub use config::{
     DEFAULT_RELEVANCE_MODEL, DEFAULT_RELEVANCE_TIMEOUT_MS, DEFAULT_RESUME_THRESHOLD,
 };
 
-use crate::claude_code::layout::paths::resolve_lexically;
 use crate::claude_code::layout::session_files::find_transcript;
 use crate::claude_code::records::registry::{registry_key, Registry};
 use crate::error::Result;
+use crate::repo_path::RepoPath;
 use chrono::{DateTime, Utc};
 use relevance::{assess_task_relevance, RelevanceSource};
 use scoring::{score_session, SessionScore};
@@ -72,7 +72,7 @@ pub fn resolve_session(
     label: Option<&str>,
 ) -> Result<Option<String>> {
     let key = registry_key(repo_path, label);
-    let repo = resolve_lexically(repo_path);
+    let repo = RepoPath::resolve(repo_path);
     Ok(registry
         .get(agent_id, &key)?
         .filter(|e| find_transcript(claude_dir, &repo, &e.session_id).is_some())

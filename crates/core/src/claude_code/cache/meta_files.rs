@@ -39,18 +39,14 @@ const MAX_META_FILE_BYTES: u64 = 16 << 20;
 /// `~\AppData\Roaming\Claude\claude-code-sessions`); `None` elsewhere.
 pub fn default_desktop_dir() -> Option<PathBuf> {
     if cfg!(target_os = "macos") {
-        let home = crate::claude_code::layout::paths::home_dir();
+        let home = crate::platform::home_dir();
         return Some(home.join("Library/Application Support/Claude/claude-code-sessions"));
     }
     if cfg!(windows) {
         let roaming = std::env::var_os("APPDATA")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                crate::claude_code::layout::paths::home_dir()
-                    .join("AppData")
-                    .join("Roaming")
-            });
+            .unwrap_or_else(|| crate::platform::home_dir().join("AppData").join("Roaming"));
         return Some(roaming.join("Claude").join("claude-code-sessions"));
     }
     None

@@ -24,6 +24,7 @@ use super::walk::Walk;
 use crate::claude_code::fold::context_window::ContextWindows;
 use crate::claude_code::layout::paths::ProjectDir;
 use crate::claude_code::records::registry::RegistryRow;
+use crate::repo_path::RepoPath;
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -38,7 +39,7 @@ const KEPT: usize = 8;
 #[derive(Debug, PartialEq)]
 pub struct Inputs {
     /// The repository, resolved.
-    pub repo: PathBuf,
+    pub repo: RepoPath,
     /// Its registry rows, in registry order.
     pub registry_rows: Vec<RegistryRow>,
     /// Rows of the plugin's spawns whose session id was never learned, by

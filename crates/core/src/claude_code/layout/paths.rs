@@ -15,8 +15,9 @@
 //! `repo/.claude/worktrees/<name>`, also once it is removed). See
 //! [`project_dirs_in`].
 
+use crate::repo_path::resolve_lexically;
 use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Longest folder name Claude Code writes before cutting and hashing.
 pub const MAX_SLUG_LEN: usize = 200;
@@ -79,11 +80,6 @@ pub fn project_slug(path: &str) -> String {
     slug
 }
 
-/// The home folder, the way Node's `os.homedir()` finds it (see [`crate::platform`]).
-pub fn home_dir() -> PathBuf {
-    crate::platform::home_dir()
-}
-
 /// Claude Code's config root: the option, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
 pub fn claude_config_dir(option: Option<&Path>) -> PathBuf {
     if let Some(dir) = option {
@@ -91,30 +87,8 @@ pub fn claude_config_dir(option: Option<&Path>) -> PathBuf {
     }
     match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
         Some(dir) => PathBuf::from(dir),
-        None => home_dir().join(".claude"),
+        None => crate::platform::home_dir().join(".claude"),
     }
-}
-
-/// Node's `path.resolve`: absolute, `.` and `..` folded, no symlinks followed.
-pub fn resolve_lexically(path: &str) -> PathBuf {
-    let joined = if Path::new(path).is_absolute() {
-        PathBuf::from(path)
-    } else {
-        std::env::current_dir()
-            .unwrap_or_else(|_| PathBuf::from("/"))
-            .join(path)
-    };
-    let mut out = PathBuf::from("/");
-    for part in joined.components() {
-        match part {
-            Component::Normal(p) => out.push(p),
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out
 }
 
 /// A project folder that may hold a repository's sessions.
@@ -362,11 +336,5 @@ mod tests {
         assert!(!cwd_within("/x/repo-foo", &launch));
         assert!(!cwd_within("/x/repo/../other", &launch));
         assert!(!cwd_within("/x", &launch));
-    }
-
-    #[test]
-    fn resolves_like_node_path_resolve() {
-        assert_eq!(resolve_lexically("/a/b/../c/./d/"), PathBuf::from("/a/c/d"));
-        assert_eq!(resolve_lexically("/../.."), PathBuf::from("/"));
     }
 }

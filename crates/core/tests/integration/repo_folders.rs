@@ -4,6 +4,7 @@
 
 use session_intel_core::claude_code::layout::paths::project_slug;
 use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, DiscoveryCache};
+use session_intel_core::repo_path::RepoPath;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,10 +79,11 @@ fn place(config: &Path, work: &Path, name: &str, id: &str) -> PathBuf {
 }
 
 fn ids(cache: &DiscoveryCache, repo: &Path, options: &DiscoverOptions) -> Vec<String> {
-    let mut ids: Vec<String> = discover_sessions(repo.to_str().unwrap(), options, cache)
-        .iter()
-        .map(|s| s.session_id.clone())
-        .collect();
+    let mut ids: Vec<String> =
+        discover_sessions(&RepoPath::resolve(repo.to_str().unwrap()), options, cache)
+            .iter()
+            .map(|s| s.session_id.clone())
+            .collect();
     ids.sort();
     ids
 }

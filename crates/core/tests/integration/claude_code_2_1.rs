@@ -3,14 +3,13 @@
 //! under its id, the CLI's own cost, the prompts as typed, every model, the
 //! length of the conversation, how it was started.
 
-mod common;
-
-use common::copy_dir;
+use crate::util::spotter::copy_dir;
 use serde_json::Value;
 use session_intel_core::claude_code::fold::context_window::ContextWindows;
 use session_intel_core::claude_code::{
     discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache, TokenTotals,
 };
+use session_intel_core::repo_path::RepoPath;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -62,7 +61,7 @@ impl Config {
 
     /// The session `id`, discovered from the folder it was started in.
     fn session(&self, cwd: &str, id: &str, options: &DiscoverOptions) -> DiscoveredSession {
-        let sessions = discover_sessions(cwd, options, &DiscoveryCache::new());
+        let sessions = discover_sessions(&RepoPath::resolve(cwd), options, &DiscoveryCache::new());
         sessions
             .iter()
             .find(|s| s.session_id == id)

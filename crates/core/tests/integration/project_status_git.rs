@@ -10,8 +10,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-mod git_repo;
-use git_repo::*;
+use crate::util::git_repo::*;
 
 const NOW_OFFSETS: [i64; 5] = [
     200 * 86400 + 7 * 3600,

@@ -4,15 +4,14 @@
 //! cache is compared with a scan that has none. Also what a process keeps
 //! between calls (folder listings, results), on the same fixture.
 
-mod common;
-
-use common::*;
+use crate::util::spotter::*;
 use session_intel_core::claude_code::cache::scan_store::{self, cache_file, MAGIC};
 use session_intel_core::claude_code::records::registry::{Registry, SaveMeta};
 use session_intel_core::claude_code::{
     discover_sessions, discover_sessions_as, DiscoverOptions, DiscoveredSession, DiscoveryCache,
     PersistentCache, SessionSource,
 };
+use session_intel_core::repo_path::RepoPath;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
@@ -159,7 +158,7 @@ fn config_dirs_sharing_a_cache_folder_keep_their_own_files() {
     // B keeps its cache in A's folder.
     let in_a = |s: &Setup| {
         let options = s.options(PersistentCache::In(a.cache_dir.clone()));
-        discover_sessions(REPO, &options, &DiscoveryCache::new())
+        discover_sessions(&RepoPath::resolve(REPO), &options, &DiscoveryCache::new())
     };
     // B's copy of the session differs from A's.
     let b_file = b.main_file();
@@ -236,7 +235,7 @@ fn listings_kept_between_calls_see_added_sessions_subagents_and_appends() {
     }
     let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
-    let call = || discover_sessions(REPO, &options, &process);
+    let call = || discover_sessions(&RepoPath::resolve(REPO), &options, &process);
     let first = call();
     assert_eq!(shown(&first), shown(&s.uncached()));
     let subagent_count = first[0].subagent_count;
@@ -278,7 +277,8 @@ fn a_repeat_call_returns_the_same_result_until_any_of_its_inputs_changes() {
     let s = Setup::new();
     let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
-    let call = |options: &DiscoverOptions| discover_sessions(REPO, options, &process);
+    let call =
+        |options: &DiscoverOptions| discover_sessions(&RepoPath::resolve(REPO), options, &process);
     let first = call(&options);
     assert!(
         Arc::ptr_eq(&first, &call(&options)),
@@ -287,11 +287,16 @@ fn a_repeat_call_returns_the_same_result_until_any_of_its_inputs_changes() {
     let id = first[0].session_id.clone();
     // Each form a caller makes of the sessions is kept apart.
     let render = |sessions: Vec<DiscoveredSession>| format!("{} sessions", sessions.len());
-    let text = discover_sessions_as(REPO, &options, &process, render);
+    let text = discover_sessions_as(&RepoPath::resolve(REPO), &options, &process, render);
     assert_eq!(*text, format!("{} sessions", first.len()));
     assert!(Arc::ptr_eq(
         &text,
-        &discover_sessions_as(REPO, &options, &process, |_| unreachable!("made again"))
+        &discover_sessions_as(
+            &RepoPath::resolve(REPO),
+            &options,
+            &process,
+            |_| unreachable!("made again")
+        )
     ));
     assert!(Arc::ptr_eq(&first, &call(&options)));
 
@@ -370,7 +375,7 @@ fn a_result_the_change_monitor_vouches_for_stands_until_anything_happens_in_its_
         .path();
     let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
-    let call = || discover_sessions(REPO, &options, &process);
+    let call = || discover_sessions(&RepoPath::resolve(REPO), &options, &process);
     // A first call reads the folders, the next one watches them, and from
     // the third on nothing is read while nothing is reported.
     let settled = || {

@@ -832,10 +832,15 @@ fn writer_process() {
 /// the write lock.
 fn spawn_writer(state: &Path, hold_ms: u64, append: bool) -> std::process::Child {
     use std::io::BufRead;
+    // The test's name in this binary: its module path below the crate's.
+    let name = match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::writer_process"),
+        None => "writer_process".to_owned(),
+    };
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
         "--exact",
-        "writer_process",
+        &name,
         "--ignored",
         "--nocapture",
         "--test-threads=1",

@@ -17,9 +17,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-#[allow(dead_code)]
-mod git_repo;
-use git_repo::*;
+use crate::util::git_repo::*;
+use session_intel_core::repo_path::RepoPath;
 
 /// A repository with history and changes of every kind, a Claude config
 /// folder and a state folder, all in one temporary folder.
@@ -88,7 +87,7 @@ impl World {
     /// The repository's sessions, as discovery lists them from this world.
     fn discover(&self) -> Arc<Vec<DiscoveredSession>> {
         discover_sessions(
-            self.repo.to_str().unwrap(),
+            &RepoPath::resolve(self.repo.to_str().unwrap()),
             &DiscoverOptions {
                 claude_config_dir: Some(self.claude.clone()),
                 registry_root: Some(self.state.clone()),

@@ -5,11 +5,10 @@
 //! nothing.
 #![cfg(target_os = "linux")]
 
-mod common;
-
-use common::*;
+use crate::util::spotter::*;
 use session_intel_core::claude_code::{discover_sessions, DiscoveryCache, PersistentCache};
 use session_intel_core::platform::{process_start, ProcessStart};
+use session_intel_core::repo_path::RepoPath;
 use std::fs;
 use std::process::{Child, Command};
 
@@ -45,7 +44,7 @@ fn a_session_is_running_while_its_cli_process_lives_and_not_after() {
     let process = DiscoveryCache::new();
     let options = s.options(PersistentCache::Off);
     let running = || {
-        let found = discover_sessions(REPO, &options, &process);
+        let found = discover_sessions(&RepoPath::resolve(REPO), &options, &process);
         let main = found.iter().find(|x| x.session_id == MAIN_ID).unwrap();
         (main.is_running, found[0].session_id.clone())
     };

@@ -1,12 +1,12 @@
 //! What the discovery tests share: the spotter fixture (a real Claude Code
 //! project folder with a session and its subagents) copied into a
 //! temporary config dir, and ways to compare and grow what is found there.
-#![allow(dead_code)] // each test crate uses its own part
 
 use session_intel_core::claude_code::cache::scan_store::cache_file;
 use session_intel_core::claude_code::{
     discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache, PersistentCache,
 };
+use session_intel_core::repo_path::RepoPath;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -72,13 +72,13 @@ impl Setup {
     /// A fresh process with the persistent cache.
     pub fn cached(&self) -> Arc<Vec<DiscoveredSession>> {
         let options = self.options(PersistentCache::In(self.cache_dir.clone()));
-        discover_sessions(REPO, &options, &DiscoveryCache::new())
+        discover_sessions(&RepoPath::resolve(REPO), &options, &DiscoveryCache::new())
     }
 
     /// A fresh process without one.
     pub fn uncached(&self) -> Arc<Vec<DiscoveredSession>> {
         discover_sessions(
-            REPO,
+            &RepoPath::resolve(REPO),
             &self.options(PersistentCache::Off),
             &DiscoveryCache::new(),
         )

@@ -1,0 +1,4 @@
+//! What several suites share.
+
+pub mod git_repo;
+pub mod spotter;
