@@ -828,6 +828,17 @@ fn writer_process() {
     c.execute_batch("COMMIT").unwrap();
 }
 
+/// The tests that time an edit against a writer in another process run one
+/// at a time: the addon's SQLite operations in one process take turns, and
+/// an edit waiting out the busy timeout in one test would hold the other's
+/// edit back past its writer's hold.
+static WRITER_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// This test's turn among those that start a [`writer_process`].
+fn writer_test_turn() -> std::sync::MutexGuard<'static, ()> {
+    WRITER_TESTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Starts [`writer_process`] in a second process and waits until it holds
 /// the write lock.
 fn spawn_writer(state: &Path, hold_ms: u64, append: bool) -> std::process::Child {
@@ -868,6 +879,7 @@ fn spawn_writer(state: &Path, hold_ms: u64, append: bool) -> std::process::Child
 
 #[test]
 fn an_edit_waits_for_a_writer_holding_the_lock_and_gives_up_after_the_busy_timeout() {
+    let _turn = writer_test_turn();
     let (_d, state) = store(23);
     let source = source_jsonl(SYNTH);
     let expected = strip_tools(&source, 0, 0).unwrap().render(&source);
@@ -915,6 +927,7 @@ fn an_edit_waits_for_a_writer_holding_the_lock_and_gives_up_after_the_busy_timeo
 
 #[test]
 fn an_append_between_plan_and_commit_is_kept_and_the_edit_refused() {
+    let _turn = writer_test_turn();
     for v in VERSIONS {
         let (_d, state) = store(v);
         // The writer appends after holding the lock long enough for the
