@@ -8,7 +8,7 @@
 //! parent session and never listed as sessions of their own.
 
 use super::cache::dirs::{Listed, Round, Vouched};
-use super::cache::meta_files::{default_desktop_dir, Overlay, SessionMeta, INDEX_FILE};
+use super::cache::meta_files::{Overlay, SessionMeta};
 use super::cache::result_memo::{Inputs, Written};
 use super::cache::walk::{list_folder, FolderListing, Walk};
 use super::cache::{DiscoveryCache, FileScan};
@@ -19,6 +19,7 @@ use super::layout::paths::{
     claude_config_dir, cwd_within, launch_dirs, project_dirs_in, ProjectDir,
 };
 use super::layout::session_files::find_transcript;
+use super::layout::session_meta::{default_desktop_dir, INDEX_FILE};
 use super::records::registry::{Registry, RegistryRow};
 use super::records::spawn_record::SpawnLog;
 use super::session::{DiscoverOptions, DiscoveredSession, JsonlHeader, SessionSource, TokenTotals};

@@ -1,24 +1,14 @@
-//! What Claude Code's files besides the transcripts say of sessions: the
-//! `sessions-index.json` that older CLIs wrote into each project folder, and
-//! the session metadata of Claude Desktop.
-//!
-//! - `<project folder>/sessions-index.json`: `entries[]` with `sessionId`,
-//!   `summary` (the title Claude Code showed, after a custom or generated
-//!   title) and `isSidechain` (`true`: not a conversation of its own, never
-//!   listed).
-//! - Claude Desktop: `<desktop dir>/<account>/<workspace>/local_*.json`, one
-//!   file per Desktop session, with `cliSessionId` (the Claude Code session
-//!   it ran), `title` (the name Desktop shows, which wins over every other
-//!   title) and `isArchived`. The desktop dir is `~/Library/Application
-//!   Support/Claude/claude-code-sessions` on macOS and
-//!   `%APPDATA%\Claude\claude-code-sessions` on Windows
-//!   ([`default_desktop_dir`]); Claude Desktop does not run elsewhere.
-//!
-//! Each file is parsed once per version (identity, size, times) and kept
-//! ([`MetaFiles`]); the folders are read through the same [`Round`] as the
-//! project folders, so that the change monitor watches them too.
+//! The metadata files of Claude Code and Claude Desktop as discovery keeps
+//! them ([`layout::session_meta`](crate::claude_code::layout::session_meta)
+//! says what they hold): each parsed once per version (identity, size,
+//! times) and kept ([`MetaFiles`]); their folders read through the same
+//! [`Round`] as the project folders, so that the change monitor watches them
+//! too.
 
 use super::dirs::{Listed, Round, WrittenFolder};
+use crate::claude_code::layout::session_meta::{
+    desktop_entry, index_entries, is_desktop_file, DesktopEntry, IndexEntry, INDEX_FILE,
+};
 use crate::fast_map::{FastMap, FastSet};
 use crate::platform::FileStat;
 use std::ffi::OsStr;
@@ -26,52 +16,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The name of an older CLI's index of a project folder's sessions.
-pub const INDEX_FILE: &str = "sessions-index.json";
-
 /// Metadata files larger than this are not read (a real one is a few
 /// kilobytes; an index of thousands of sessions about a megabyte).
 const MAX_META_FILE_BYTES: u64 = 16 << 20;
-
-/// Claude Desktop's folder of session metadata on this platform, when it has
-/// one: `~/Library/Application Support/Claude/claude-code-sessions` on
-/// macOS, `%APPDATA%\Claude\claude-code-sessions` on Windows (else
-/// `~\AppData\Roaming\Claude\claude-code-sessions`); `None` elsewhere.
-pub fn default_desktop_dir() -> Option<PathBuf> {
-    if cfg!(target_os = "macos") {
-        let home = crate::platform::home_dir();
-        return Some(home.join("Library/Application Support/Claude/claude-code-sessions"));
-    }
-    if cfg!(windows) {
-        let roaming = std::env::var_os("APPDATA")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| crate::platform::home_dir().join("AppData").join("Roaming"));
-        return Some(roaming.join("Claude").join("claude-code-sessions"));
-    }
-    None
-}
-
-/// One session as an index names it.
-#[derive(Debug, PartialEq)]
-struct IndexEntry {
-    session_id: String,
-    /// Its summary, when not blank.
-    summary: Option<String>,
-    /// Marked `isSidechain: true`.
-    sidechain: bool,
-}
-
-/// One Claude Desktop session file.
-#[derive(Debug, PartialEq)]
-struct DesktopEntry {
-    /// The Claude Code session it ran (`cliSessionId`).
-    session_id: String,
-    /// Its `title`, when not blank.
-    title: Option<String>,
-    /// `isArchived: true`.
-    archived: bool,
-}
 
 /// What one metadata file holds.
 #[derive(Debug, PartialEq)]
@@ -114,42 +61,6 @@ impl MetaFiles {
         // was held cannot have left it half-changed.
         self.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// A string member, trimmed, when it is not blank.
-fn text_of(value: &serde_json::Value, key: &str) -> Option<String> {
-    let text = value.get(key)?.as_str()?.trim();
-    (!text.is_empty()).then(|| text.to_owned())
-}
-
-fn index_entries(json: &serde_json::Value) -> Vec<IndexEntry> {
-    let Some(entries) = json.get("entries").and_then(|e| e.as_array()) else {
-        return Vec::new();
-    };
-    entries
-        .iter()
-        .filter_map(|entry| {
-            Some(IndexEntry {
-                session_id: text_of(entry, "sessionId")?,
-                summary: text_of(entry, "summary"),
-                sidechain: entry.get("isSidechain") == Some(&serde_json::Value::Bool(true)),
-            })
-        })
-        .collect()
-}
-
-fn desktop_entry(json: &serde_json::Value) -> Option<DesktopEntry> {
-    Some(DesktopEntry {
-        session_id: text_of(json, "cliSessionId")?,
-        title: text_of(json, "title"),
-        archived: json.get("isArchived") == Some(&serde_json::Value::Bool(true)),
-    })
-}
-
-/// Whether `name` is a Claude Desktop session file (`local_*.json`).
-fn is_desktop_file(name: &OsStr) -> bool {
-    let name = name.as_encoded_bytes();
-    name.starts_with(b"local_") && name.ends_with(b".json")
 }
 
 /// The metadata of a repository's sessions, as read in one discovery.
@@ -296,59 +207,4 @@ pub struct Overlay<'a> {
     pub hidden: FastSet<&'a str>,
     /// Claude Desktop's titles and archived flags.
     pub desktop: FastMap<&'a str, Desktop<'a>>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn an_index_gives_summaries_and_hides_sidechains() {
-        let entries = index_entries(&json!({
-            "version": 1,
-            "entries": [
-                {"sessionId": "a", "summary": "  Fix the login  ", "isSidechain": false},
-                {"sessionId": "b", "summary": "side", "isSidechain": true},
-                {"sessionId": "c", "summary": "   "},
-                {"summary": "no id"}
-            ]
-        }));
-        assert_eq!(
-            entries,
-            vec![
-                IndexEntry {
-                    session_id: "a".into(),
-                    summary: Some("Fix the login".into()),
-                    sidechain: false
-                },
-                IndexEntry {
-                    session_id: "b".into(),
-                    summary: Some("side".into()),
-                    sidechain: true
-                },
-                IndexEntry {
-                    session_id: "c".into(),
-                    summary: None,
-                    sidechain: false
-                },
-            ]
-        );
-        assert!(index_entries(&json!([1, 2])).is_empty());
-    }
-
-    #[test]
-    fn a_desktop_file_names_its_cli_session() {
-        let e = desktop_entry(&json!({
-            "sessionId": "local_1", "cliSessionId": "abc", "title": "Ship it",
-            "isArchived": true, "cwd": "/x"
-        }))
-        .unwrap();
-        assert_eq!(e.session_id, "abc");
-        assert_eq!(e.title.as_deref(), Some("Ship it"));
-        assert!(e.archived);
-        assert!(desktop_entry(&json!({"sessionId": "local_2", "title": "t"})).is_none());
-        assert!(is_desktop_file(OsStr::new("local_1.json")));
-        assert!(!is_desktop_file(OsStr::new("local_1.json.tmp")));
-    }
 }

@@ -3,9 +3,10 @@
 //! with.
 
 use super::dirs::{Listed, Round, WrittenFolder};
-use super::meta_files::{SessionMeta, INDEX_FILE};
+use super::meta_files::SessionMeta;
 use super::scans::FileScan;
 use crate::claude_code::layout::session_files::session_id_of;
+use crate::claude_code::layout::session_meta::INDEX_FILE;
 use crate::fast_map::FastMap;
 use rayon::prelude::*;
 use std::collections::HashMap;
