@@ -22,6 +22,7 @@ pub mod preflight;
 pub mod project_status;
 pub mod resume;
 pub mod selection;
+pub mod slim;
 pub mod spawns;
 pub mod switches;
 pub mod text;
