@@ -65,6 +65,50 @@ pub fn preset(name: &str) -> Result<SlimSettings> {
     }
 }
 
+/// Thresholds given explicitly; each one set replaces the preset's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SlimOverrides {
+    /// A tool result whose text is longer than this (bytes) is cut.
+    pub tool_result_max_bytes: Option<u32>,
+    /// Bytes kept from the start of a cut text.
+    pub keep_head_bytes: Option<u32>,
+    /// Bytes kept from the end of a cut text.
+    pub keep_tail_bytes: Option<u32>,
+    /// A string of a `toolUseResult` (the CLI's own copy of a tool's output)
+    /// longer than this is cut the same way.
+    pub tool_use_result_max_bytes: Option<u32>,
+    /// Keep base64 images and documents (default: replace them).
+    pub keep_images: Option<bool>,
+}
+
+/// The settings of `preset_name` (default `default`) with `overrides`
+/// applied. A head and tail that together reach the threshold are refused
+/// (`E_INVALID_ARGUMENT`): such a cut would save nothing.
+pub fn settings(preset_name: Option<&str>, overrides: &SlimOverrides) -> Result<SlimSettings> {
+    let mut s = preset(preset_name.unwrap_or("default"))?;
+    let size = |v: Option<u32>, d: usize| v.map_or(d, |n| n as usize);
+    s.tool_result_max_bytes = size(overrides.tool_result_max_bytes, s.tool_result_max_bytes);
+    s.keep_head_bytes = size(overrides.keep_head_bytes, s.keep_head_bytes);
+    s.keep_tail_bytes = size(overrides.keep_tail_bytes, s.keep_tail_bytes);
+    s.tool_use_result_max_bytes = size(
+        overrides.tool_use_result_max_bytes,
+        s.tool_use_result_max_bytes,
+    );
+    s.drop_images = !overrides.keep_images.unwrap_or(!s.drop_images);
+    if s.keep_head_bytes + s.keep_tail_bytes >= s.tool_result_max_bytes {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "keepHeadBytes + keepTailBytes ({}) must be below toolResultMaxBytes ({})",
+                s.keep_head_bytes + s.keep_tail_bytes,
+                s.tool_result_max_bytes
+            ),
+        )
+        .with_hint("lower the head or tail kept, or raise the threshold"));
+    }
+    Ok(s)
+}
+
 /// What slimming removed, added up over lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SlimStats {
@@ -360,7 +404,7 @@ pub fn human_bytes(n: u64) -> String {
 mod tests {
     use super::*;
 
-    fn settings() -> SlimSettings {
+    fn defaults() -> SlimSettings {
         preset("default").unwrap()
     }
 
@@ -368,10 +412,10 @@ mod tests {
     fn small_lines_and_unknown_shapes_are_kept() {
         let mut stats = SlimStats::default();
         let line = br#"{"type":"user","message":{"role":"user","content":"hi"}}"#;
-        assert_eq!(slim_line(line, &settings(), &mut stats), LineFate::Keep);
+        assert_eq!(slim_line(line, &defaults(), &mut stats), LineFate::Keep);
         let big = format!(r#"not json {}"#, "x".repeat(5000));
         assert_eq!(
-            slim_line(big.as_bytes(), &settings(), &mut stats),
+            slim_line(big.as_bytes(), &defaults(), &mut stats),
             LineFate::Keep
         );
         assert_eq!(stats, SlimStats::default());
@@ -381,9 +425,9 @@ mod tests {
     fn progress_lines_go_unless_they_carry_usage() {
         let mut stats = SlimStats::default();
         let plain = br#"{"type":"progress","data":{"type":"bash_progress","output":"..."}}"#;
-        assert_eq!(slim_line(plain, &settings(), &mut stats), LineFate::Drop);
+        assert_eq!(slim_line(plain, &defaults(), &mut stats), LineFate::Drop);
         let copy = br#"{"type":"progress","data":{"type":"agent_progress","message":{"type":"assistant","message":{"usage":{"input_tokens":1}}}}}"#;
-        assert_eq!(slim_line(copy, &settings(), &mut stats), LineFate::Keep);
+        assert_eq!(slim_line(copy, &defaults(), &mut stats), LineFate::Keep);
         assert_eq!(stats.lines_dropped, 1);
     }
 
@@ -402,7 +446,7 @@ mod tests {
         });
         let raw = serde_json::to_vec(&line).unwrap();
         let mut stats = SlimStats::default();
-        let LineFate::Replace(bytes) = slim_line(&raw, &settings(), &mut stats) else {
+        let LineFate::Replace(bytes) = slim_line(&raw, &defaults(), &mut stats) else {
             panic!("changed");
         };
         let v: Value = serde_json::from_slice(&bytes).unwrap();
@@ -429,10 +473,33 @@ mod tests {
     #[test]
     fn cuts_respect_character_boundaries() {
         let mut s = "é".repeat(20_000);
-        assert!(cut_text(&mut s, &settings(), 1000));
+        assert!(cut_text(&mut s, &defaults(), 1000));
         assert!(s.len() < 8_000);
         let mut short = "abc".to_string();
-        assert!(!cut_text(&mut short, &settings(), 1));
+        assert!(!cut_text(&mut short, &defaults(), 1));
+    }
+
+    #[test]
+    fn explicit_thresholds_replace_the_presets() {
+        let o = SlimOverrides {
+            tool_result_max_bytes: Some(100),
+            keep_head_bytes: Some(10),
+            keep_tail_bytes: Some(20),
+            keep_images: Some(true),
+            ..SlimOverrides::default()
+        };
+        let s = settings(Some("aggressive"), &o).unwrap();
+        assert_eq!((s.tool_result_max_bytes, s.keep_head_bytes), (100, 10));
+        assert_eq!(s.keep_tail_bytes, 20);
+        assert!(!s.drop_images && s.drop_file_history);
+        let bad = SlimOverrides {
+            tool_result_max_bytes: Some(100),
+            ..SlimOverrides::default()
+        };
+        assert_eq!(
+            settings(None, &bad).unwrap_err().code,
+            ErrorCode::InvalidArgument
+        );
     }
 
     #[test]
