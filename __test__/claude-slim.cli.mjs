@@ -190,7 +190,9 @@ test('a fork resumes under its own id and title; the original is untouched', asy
 });
 
 test('a session whose CLI is running is refused, and left as it was', async () => {
-  const child = startClaude(box, api, print('slow: think it over', ...FLAGS), { cwd: repo });
+  // A session with a transcript, resumed by a CLI that waits for its answer.
+  const first = await runClaude(box, api, print('A short session', ...FLAGS), { cwd: repo });
+  const child = startClaude(box, api, print('slow: think it over', ...FLAGS, '--resume', first.sessionId), { cwd: repo });
   const seen = await api.waitForRequest((r) => r.lastUserText === 'slow: think it over', 60_000);
   const record = () => fs.readdirSync(path.join(box.config, 'sessions')).some((f) => f.endsWith('.json'));
   for (let i = 0; i < 100 && !record(); i++) await new Promise((r) => setTimeout(r, 50));
