@@ -12,7 +12,7 @@
 pub mod rules;
 mod stream;
 
-pub use rules::{preset, settings, SlimOverrides, SlimSettings, SlimStats};
+pub use rules::{human_bytes, preset, settings, SlimOverrides, SlimSettings, SlimStats};
 
 use crate::claude_code::discovery::{find_transcript, is_safe_session_id};
 use crate::claude_code::liveness::running_sessions;
