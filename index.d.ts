@@ -1356,6 +1356,12 @@ export interface PreflightOptions {
   continuationResume?: boolean
   /** Describe an earlier relevant session in the briefing (default true). */
   continuationContext?: boolean
+  /**
+   * Slim the transcript of a session the continuation resumes, in place,
+   * when it is larger than this many megabytes (MiB) and its CLI is not
+   * running (default none: never).
+   */
+  slimOverMb?: number
   /** Score a session must reach to be picked (default 0.6, the selection's). */
   resumeThreshold?: number
   /**
@@ -1437,6 +1443,11 @@ export interface PreflightResult {
   priorSessionId?: string
   /** The spawn's nonce, as put in the origin marker. */
   nonce: string
+  /**
+   * The slim of the resumed session's transcript (`slim_over_bytes`), when
+   * it was over the threshold.
+   */
+  resumeSlim?: ResumeSlim
 }
 
 /**
@@ -1956,6 +1967,28 @@ export interface ResumeFailureInput {
    * reads it, so NaN is a failure, never a success).
    */
   exitCode?: number
+}
+
+/** What the continuation did about a large transcript before resuming it. */
+export interface ResumeSlim {
+  /** The session resumed. */
+  sessionId: string
+  /** Bytes of its transcript before. */
+  sizeOriginal: number
+  /** Bytes of its transcript after (the same when it was not slimmed). */
+  sizeAfter: number
+  /**
+   * Why it was not slimmed (its CLI is running, not enough time left, an
+   * error); absent when it was.
+   */
+  skipped?: string
+  /**
+   * Where the original transcript was kept (`restoreClaudeSession` puts
+   * it back).
+   */
+  backupPath?: string
+  /** What the briefing says about it (absent when it was not slimmed). */
+  briefingLine?: string
 }
 
 /** Makes a session id unusable for every later decision of every agent. */

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { addon, root, tempDir } from './support/helpers.mjs';
+import { addon, root, tempDir, uuid, userLine, assistantLine, jsonl, writeSession } from './support/helpers.mjs';
+import { world } from './support/spawn-world.mjs';
 
 const OCC = path.join(root, 'bin', 'occ.mjs');
 const SLUG = '-tmp-osi-claude-code-2-1-work-alpha';
@@ -109,4 +110,35 @@ test('occ cc slim: --dry-run, --json, the slim, --restore, --fork, and its usage
   err(['cc', 'slim', ID, '--title', 'x'], 2, /--title names a fork/);
   err(['cc', 'slim', '00000000-0000'], 3, /no Claude Code session/);
   err(['cc', 'slim', ID, '--restore', '--fork'], 2, /--restore takes no other slim option/);
+});
+
+test('preflightSpawn slimOverMb: a resumed session over the size is slimmed first, and the briefing says so', async () => {
+  const w = world();
+  const id = uuid();
+  const cwd = w.repo;
+  const big = 'export const total = 0;\n'.repeat(40_000);
+  const call = assistantLine(id, 'm1', { input_tokens: 10, output_tokens: 5 }, { cwd, gitBranch: 'feature/totals' });
+  call.message.content = [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'src/cart.js' } }];
+  call.message.stop_reason = 'tool_use';
+  const result = userLine(id, [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: big }] }], { cwd, gitBranch: 'feature/totals', toolUseResult: { type: 'text', file: { filePath: 'src/cart.js', content: big } } });
+  const done = assistantLine(id, 'm2', { input_tokens: 10, output_tokens: 5 }, { cwd, gitBranch: 'feature/totals' });
+  done.message.stop_reason = 'end_turn';
+  const file = writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, 'Refactor the cart totals into cents', { cwd, gitBranch: 'feature/totals' }), call, result, done]));
+  const old = new Date(Date.now() - 3_600_000);
+  fs.utimesSync(file, old, old);
+  const before = fs.statSync(file).size;
+  const options = (slimOverMb) => ({ claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir, persistentCache: false, slimOverMb, resumable: [{ claudeSessionId: id, cwd, childSessionKey: 'agent:claude:acp:1' }] });
+  const request = { task: 'Finish the cart totals refactor in cents', cwd, agentId: 'main' };
+  const off = await addon.preflightSpawn(request, options(undefined));
+  assert.equal(off.decision, 'resume', off.reason);
+  assert.equal(off.resumeSlim, undefined);
+  assert.equal(fs.statSync(file).size, before);
+  const r = await addon.preflightSpawn(request, options(0.5));
+  assert.equal(r.decision, 'resume', r.reason);
+  assert.equal(r.resumeSlim.sessionId, id);
+  assert.equal(r.resumeSlim.sizeOriginal, before);
+  assert.equal(r.resumeSlim.sizeAfter, fs.statSync(file).size);
+  assert.ok(r.resumeSlim.sizeAfter * 4 < before);
+  assert.ok(r.briefing.includes(r.resumeSlim.briefingLine), r.briefing);
+  assert.ok(fs.existsSync(r.resumeSlim.backupPath));
 });
