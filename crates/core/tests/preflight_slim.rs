@@ -2,8 +2,8 @@
 //! (`slim_over_bytes`): on a real git repository and a Claude Code
 //! transcript bloated by a long tool result and an image.
 
-use session_intel_core::claude_code::paths::full_slug;
-use session_intel_core::claude_code::{PersistentCache, ScanCache};
+use session_intel_core::claude_code::layout::paths::full_slug;
+use session_intel_core::claude_code::{DiscoveryCache, PersistentCache};
 use session_intel_core::preflight::{
     preflight_spawn, Decision, PreflightOptions, ResumableSession, SpawnRequest,
 };
@@ -142,8 +142,12 @@ fn size(p: &Path) -> u64 {
 fn a_resumed_session_over_the_threshold_is_slimmed_first_and_the_briefing_says_what_was_cut() {
     let w = world();
     let before = size(&w.transcript);
-    let out =
-        preflight_spawn(&w.request(), &w.options(Some(64 * 1024)), &ScanCache::new()).unwrap();
+    let out = preflight_spawn(
+        &w.request(),
+        &w.options(Some(64 * 1024)),
+        &DiscoveryCache::new(),
+    )
+    .unwrap();
     assert_eq!(out.decision, Decision::Resume, "{}", out.reason);
     assert_eq!(out.resume_session_id.as_deref(), Some(ID));
     let slim = out.resume_slim.expect("slimmed");
@@ -166,7 +170,8 @@ fn off_by_default_and_under_the_threshold_nothing_is_touched() {
     let w = world();
     let original = fs::read(&w.transcript).unwrap();
     for slim_over in [None, Some(100 << 20)] {
-        let out = preflight_spawn(&w.request(), &w.options(slim_over), &ScanCache::new()).unwrap();
+        let out =
+            preflight_spawn(&w.request(), &w.options(slim_over), &DiscoveryCache::new()).unwrap();
         assert_eq!(out.decision, Decision::Resume, "{}", out.reason);
         assert_eq!(out.resume_slim, None);
         assert_eq!(fs::read(&w.transcript).unwrap(), original);
@@ -179,7 +184,7 @@ fn no_time_left_leaves_it_as_it_is_and_says_why() {
     let original = fs::read(&w.transcript).unwrap();
     let mut opts = w.options(Some(1024));
     opts.budget = Some(Duration::from_millis(1));
-    let out = preflight_spawn(&w.request(), &opts, &ScanCache::new()).unwrap();
+    let out = preflight_spawn(&w.request(), &opts, &DiscoveryCache::new()).unwrap();
     if let Some(slim) = out.resume_slim {
         assert!(slim.skipped.is_some(), "{slim:?}");
         assert!(slim.briefing_line.is_none());

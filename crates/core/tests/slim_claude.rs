@@ -10,7 +10,7 @@ mod common;
 
 use common::copy_dir;
 use serde_json::Value;
-use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, ScanCache};
+use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, DiscoveryCache};
 use session_intel_core::slim::{preset, restore_claude_session, slim_claude_session, SlimRequest};
 use session_intel_core::ErrorCode;
 use std::fs;
@@ -52,7 +52,7 @@ impl World {
             registry_root: Some(self.config.parent().unwrap().join("state")),
             ..DiscoverOptions::default()
         };
-        discover_sessions(CWD, &options, &ScanCache::new())
+        discover_sessions(CWD, &options, &DiscoveryCache::new())
             .iter()
             .find(|s| s.session_id == id)
             .cloned()

@@ -14,10 +14,10 @@ mod stream;
 
 pub use rules::{human_bytes, preset, settings, SlimOverrides, SlimSettings, SlimStats};
 
-use crate::claude_code::discovery::{find_transcript, is_safe_session_id};
+use crate::claude_code::fold::transcript::TranscriptFacts;
+use crate::claude_code::layout::paths::claude_config_dir;
+use crate::claude_code::layout::session_files::{find_transcript, is_safe_session_id};
 use crate::claude_code::liveness::running_sessions;
-use crate::claude_code::paths::claude_config_dir;
-use crate::claude_code::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::{commit_temp, temp_path};
 use crate::openclaw::backups::{backups_of, new_backup_path, rotate, DEFAULT_BACKUPS};

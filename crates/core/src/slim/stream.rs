@@ -5,7 +5,7 @@
 //! did not change before anything is renamed.
 
 use super::rules::{slim_line, LineFate, SlimSettings, SlimStats};
-use crate::claude_code::transcript::TranscriptFacts;
+use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::field;
 use crate::platform;
