@@ -268,17 +268,8 @@ pub fn slim_claude_session(req: &SlimRequest) -> Result<SlimOutcome> {
         if !outcome.changed {
             return Ok(outcome);
         }
-        let (consumed, carried) = carry_appends(&file, &path, whole, &mut writer)?;
-        outcome.appended_lines_kept = carried;
-        outcome.size_after += consumed - whole;
-        outcome.size_original = consumed;
-        let new = finish(writer, &tmp)?;
-        if carried == 0 {
-            // Listed where it was: the resume picker sorts by this time.
-            if let Ok(t) = meta.modified() {
-                let _ = new.set_modified(t);
-            }
-        }
+        let (mut consumed, mut carried) = carry_appends(&file, &path, whole, &mut writer)?;
+        let mut new = finish(writer, &tmp)?;
         // The backup is the original itself: a hard link to the inode read,
         // which the rename detaches from the live name (a copy where links
         // fail).
@@ -288,6 +279,32 @@ pub fn slim_claude_session(req: &SlimRequest) -> Result<SlimOutcome> {
         if !linked {
             let _ = fs::remove_file(&backup);
             fs::copy(&path, &backup).map_err(|e| Error::write_failed(&backup, &e))?;
+        }
+        // What was appended while the copy was flushed to disk, until a look
+        // finds nothing new: the rename follows that look at once, so that a
+        // writer's next line lands after every line before it.
+        loop {
+            let (now, more) = match carry_appends(&file, &path, consumed, &mut new) {
+                Ok(found) => found,
+                Err(e) => {
+                    let _ = fs::remove_file(&backup);
+                    return Err(e);
+                }
+            };
+            if now == consumed {
+                break;
+            }
+            (consumed, carried) = (now, carried + more);
+            new.sync_all().map_err(|e| Error::write_failed(&tmp, &e))?;
+        }
+        outcome.appended_lines_kept = carried;
+        outcome.size_after += consumed - whole;
+        outcome.size_original = consumed;
+        if carried == 0 {
+            // Listed where it was: the resume picker sorts by this time.
+            if let Ok(t) = meta.modified() {
+                let _ = new.set_modified(t);
+            }
         }
         if let Err(e) = commit_temp(&tmp, &path) {
             let _ = fs::remove_file(&backup);
