@@ -1356,6 +1356,12 @@ export interface PreflightOptions {
   continuationResume?: boolean
   /** Describe an earlier relevant session in the briefing (default true). */
   continuationContext?: boolean
+  /**
+   * Slim the transcript of a session the continuation resumes, in place,
+   * when it is larger than this many megabytes (MiB) and its CLI is not
+   * running (default none: never).
+   */
+  slimOverMb?: number
   /** Score a session must reach to be picked (default 0.6, the selection's). */
   resumeThreshold?: number
   /**
@@ -1437,6 +1443,11 @@ export interface PreflightResult {
   priorSessionId?: string
   /** The spawn's nonce, as put in the origin marker. */
   nonce: string
+  /**
+   * The slim of the resumed session's transcript (`slim_over_bytes`), when
+   * it was over the threshold.
+   */
+  resumeSlim?: ResumeSlim
 }
 
 /**
@@ -1822,6 +1833,14 @@ export declare function resolveSession(agentId: string, repoPath: string, label?
 export declare function resolveTranscriptId(partial?: string | undefined | null, options?: TranscriptOptions | undefined | null): Promise<string>
 
 /**
+ * Puts back, byte for byte, the transcript a `slimClaudeSession` replaced,
+ * keeping the slimmed one as a backup (restore again to undo).
+ * `E_NO_BACKUP` when there is none; `E_SESSION_BUSY` while a CLI process
+ * runs the session.
+ */
+export declare function restoreClaudeSession(sessionId: string, options?: SlimRestoreOptions | undefined | null): Promise<SlimRestoreResult>
+
+/**
  * Restores a transcript from its newest backup, keeping what it replaced
  * as a backup; `E_NO_BACKUP` when there is none.
  */
@@ -1948,6 +1967,28 @@ export interface ResumeFailureInput {
    * reads it, so NaN is a failure, never a success).
    */
   exitCode?: number
+}
+
+/** What the continuation did about a large transcript before resuming it. */
+export interface ResumeSlim {
+  /** The session resumed. */
+  sessionId: string
+  /** Bytes of its transcript before. */
+  sizeOriginal: number
+  /** Bytes of its transcript after (the same when it was not slimmed). */
+  sizeAfter: number
+  /**
+   * Why it was not slimmed (its CLI is running, not enough time left, an
+   * error); absent when it was.
+   */
+  skipped?: string
+  /**
+   * Where the original transcript was kept (`restoreClaudeSession` puts
+   * it back).
+   */
+  backupPath?: string
+  /** What the briefing says about it (absent when it was not slimmed). */
+  briefingLine?: string
 }
 
 /** Makes a session id unusable for every later decision of every agent. */
@@ -2186,6 +2227,140 @@ export interface SessionStats {
   turns?: number
   /** Cost in USD to add to `totalCostUsd`. */
   costUsd?: number
+}
+
+/**
+ * Slims a Claude Code session's transcript so that resuming it re-sends
+ * less: base64 images become placeholders, long tool results keep their
+ * head and tail, the CLI's `toolUseResult` copies and progress lines go;
+ * every prompt, answer and tool call with its result stays. In place
+ * (backup beside it; refused with `E_SESSION_BUSY` while a CLI process runs
+ * the session) or, with `fork`, as a new session. Fails with
+ * `E_SESSION_NOT_FOUND`, `E_AMBIGUOUS_SESSION`, `E_UNKNOWN_PRESET`,
+ * `E_CONCURRENT_MODIFICATION`, `E_WRITE_FAILED`, … leaving every file as
+ * it was.
+ */
+export declare function slimClaudeSession(sessionId: string, options?: SlimOptions | undefined | null): Promise<SlimResult>
+
+/** Options of `slimClaudeSession`. */
+export interface SlimOptions {
+  /**
+   * Claude Code's config folder (default `CLAUDE_CONFIG_DIR`, else
+   * `~/.claude`).
+   */
+  claudeConfigDir?: string
+  /** A repository whose project folders are searched first. */
+  repo?: string
+  /**
+   * `default` (tool results over 16 KB keep 4 KB head and 2 KB tail) or
+   * `aggressive` (over 4 KB keep 1 KB and 1 KB; `/rewind` snapshots go
+   * too).
+   */
+  preset?: string
+  /** A tool result whose text is longer than this (bytes) is cut. */
+  toolResultMaxBytes?: number
+  /** Bytes kept from the start of a cut text. */
+  keepHeadBytes?: number
+  /** Bytes kept from the end of a cut text. */
+  keepTailBytes?: number
+  /**
+   * A string of a `toolUseResult` (the CLI's own copy of a tool's output)
+   * longer than this is cut the same way.
+   */
+  toolUseResultMaxBytes?: number
+  /** Keep base64 images and documents (default: replace them). */
+  keepImages?: boolean
+  /** Report what would be cut; write nothing. */
+  dryRun?: boolean
+  /**
+   * Write a slimmed copy under a new session id instead of slimming in
+   * place.
+   */
+  fork?: boolean
+  /** The fork's title (default: the session's title with ` (slimmed)`). */
+  forkTitle?: string
+  /** Backups kept per transcript. */
+  backupsToKeep?: number
+}
+
+/** Options of `restoreClaudeSession`. */
+export interface SlimRestoreOptions {
+  /**
+   * Claude Code's config folder (default `CLAUDE_CONFIG_DIR`, else
+   * `~/.claude`).
+   */
+  claudeConfigDir?: string
+  /** A repository whose project folders are searched first. */
+  repo?: string
+  /** Backups kept per transcript. */
+  backupsToKeep?: number
+}
+
+/** What `restoreClaudeSession` did. */
+export interface SlimRestoreResult {
+  /** The session restored. */
+  sessionId: string
+  /** Its transcript. */
+  path: string
+  /** The backup put back. */
+  restoredFrom: string
+  /**
+   * Where the replaced (slimmed) transcript was kept, so a second
+   * restore undoes the first.
+   */
+  replacedBackup: string
+}
+
+/** What `slimClaudeSession` did (or, for a dry run, would do). */
+export interface SlimResult {
+  /** The session slimmed. */
+  sessionId: string
+  /** Its transcript. */
+  path: string
+  /** Where the original was kept (in place, not a dry run, changed). */
+  backupPath?: string
+  /** The fork's session id (fork only). */
+  forkSessionId?: string
+  /** The fork's transcript (fork only, not a dry run). */
+  forkPath?: string
+  /** The fork's title (fork only). */
+  forkTitle?: string
+  /** Whether anything was (or would be) cut. */
+  changed: boolean
+  /** Whether this was a dry run. */
+  dryRun: boolean
+  /** Bytes of the transcript read (whole lines). */
+  sizeOriginal: number
+  /** Bytes of the slimmed transcript. */
+  sizeAfter: number
+  /** How much smaller, in percent of `sizeOriginal`, to one decimal. */
+  reductionPercent: number
+  /** What was cut. */
+  stats: SlimStatistics
+  /**
+   * Input tokens every resumed turn no longer sends (message bytes saved
+   * / [`BYTES_PER_TOKEN`]).
+   */
+  estimatedInputTokensSaved: number
+  /** Lines another process appended during the slim, carried over. */
+  appendedLinesKept: number
+}
+
+/** What was cut. */
+export interface SlimStatistics {
+  /** Base64 images and documents replaced by a placeholder. */
+  imagesRemoved: number
+  /** Tool results cut to their head and tail. */
+  toolResultsCut: number
+  /** `toolUseResult` copies whose long strings were cut. */
+  toolUseResultsSlimmed: number
+  /** Lines left out (`progress`, and `file-history-snapshot` when asked). */
+  linesDropped: number
+  /**
+   * Bytes removed from what the CLI sends the model on every resumed turn
+   * (message content: images and tool results).
+   */
+  messageBytesSaved: number
 }
 
 /**

@@ -59,7 +59,7 @@ test('npm pack ships the loader, the types, occ, the OpenClaw plugin and the doc
   const plugin = fs.readdirSync(path.join(root, 'plugin'), { recursive: true }).map((f) => path.posix.join('plugin', f.split(path.sep).join('/')))
     .filter((f) => fs.statSync(path.join(root, f)).isFile());
   assert.ok(plugin.includes('plugin/index.mjs') && plugin.includes('plugin/spawns/tracker.mjs'), plugin.join(' '));
-  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ-config.mjs', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'openclaw.plugin.json', 'package.json', ...plugin].sort());
+  assert.deepEqual(files, ['LICENSE', 'README.md', 'bin/occ-config.mjs', 'bin/occ-slim.mjs', 'bin/occ.mjs', 'entry.js', 'index.d.ts', 'index.js', 'openclaw.plugin.json', 'package.json', ...plugin].sort());
 });
 
 test('npm version brings every platform package and optional dependency to the new version', () => {

@@ -268,6 +268,13 @@ test('transcripts and handoff: every option absent', async () => {
   assert.deepEqual(await a.clearHandoff({ agentId: 'main' }), { cleared: true });
 });
 
+test('slimming a Claude Code session: every option absent', async () => {
+  const r = await a.slimClaudeSession(CC, {});
+  assert.equal(r.sessionId, CC);
+  if (r.changed) assert.equal((await a.restoreClaudeSession(CC, {})).sessionId, CC);
+  else await assert.rejects(a.restoreClaudeSession(CC, {}), { code: 'E_NO_BACKUP' });
+});
+
 test('every exported function that takes an object is called above', () => {
   const dts = fs.readFileSync(path.join(root, 'index.d.ts'), 'utf8');
   const interfaces = new Set([...dts.matchAll(/^export interface (\w+)/gm)].map((m) => m[1]));

@@ -16,7 +16,9 @@
 //   - `wc -l` over the same bytes (the I/O floor);
 //   - peak memory of the addon on a quarter of the corpus and on all of it;
 //   - the spawn pre-flight on the 60,000-file repository with the corpus
-//     (`--only preflight` runs just that).
+//     (`--only preflight` runs just that);
+//   - slimClaudeSession on a bloated 50 MB Claude Code transcript against
+//     cp, and its peak memory on a 1 GB one (`--only slim`).
 // Then cross-checks every session's token totals against ccusage's.
 // With --save, also writes the table, with the machine it ran on, to
 // bench/results/<date>-<machine>.md (a second run that day is appended).
@@ -28,6 +30,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus, generateOpenclawTranscript } from './corpus.mjs';
+import { generateBloatedClaudeTranscript } from './claude-bloat.mjs';
 import { makeGitRepo } from './git-repo.mjs';
 import { NODE24, node24 } from '../__test__/openclaw/support/env.mjs';
 
@@ -153,10 +156,61 @@ function preflightRows() {
   ];
 }
 
-// `npm run bench -- --only preflight`: those rows alone.
+/**
+ * slimClaudeSession on a bloated 50 MB Claude Code transcript against cp of
+ * the same file (in turn, each run on a fresh copy), and its peak memory in
+ * a child on a 1 GB one (`--slim-gb` to change the size). The rows it prints.
+ */
+function slimRows() {
+  const dir = path.join(here, '.corpus', 'claude-slim');
+  const id = '0b1a7ed0-0000-4000-8000-000000000001';
+  const project = path.join(dir, 'claude', 'projects', '-home-u-project');
+  const source = (mb) => {
+    const file = path.join(dir, `source-${mb}mb.jsonl`);
+    if (!fs.existsSync(file)) {
+      fs.mkdirSync(dir, { recursive: true });
+      generateBloatedClaudeTranscript({ file, totalBytes: mb * 2 ** 20, sessionId: id });
+    }
+    return file;
+  };
+  const fresh = (file) => {
+    fs.rmSync(path.join(dir, 'claude'), { recursive: true, force: true });
+    fs.mkdirSync(project, { recursive: true });
+    fs.copyFileSync(file, path.join(project, `${id}.jsonl`));
+  };
+  const slimOnce = () => runOnce(process.execPath, [path.join(here, 'slim-once.mjs'), path.join(dir, 'claude'), id]);
+  const small = source(50);
+  const slims = [];
+  const copies = [];
+  const copyPath = path.join(dir, 'copy.jsonl');
+  for (let i = 0; i < RUNS; i++) {
+    fresh(small);
+    slims.push(JSON.parse(slimOnce().stdout));
+    fs.rmSync(copyPath, { force: true });
+    copies.push(runOnce('cp', [small, copyPath]).ms);
+  }
+  slims.sort((a, b) => a.slimMs - b.slimMs);
+  const slim = slims[Math.floor(RUNS / 2)];
+  const cp = median(copies);
+  const gb = arg('slim-gb', 1);
+  const big = source(Math.round(gb * 1024));
+  fresh(big);
+  const run = slimOnce();
+  const huge = JSON.parse(run.stdout);
+  fs.rmSync(path.join(dir, 'claude'), { recursive: true, force: true });
+  const ms = (v) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+  const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+  return [
+    [`slimClaudeSession, ${mb(slim.sizeOriginal)} Claude Code transcript, default preset`, ms(slim.slimMs), `cp of the same file ${ms(cp)}: ${(slim.slimMs / cp).toFixed(2)}x (target <= 3x); ${mb(slim.sizeOriginal)} → ${mb(slim.sizeAfter)}`],
+    [`  peak RSS on a ${mb(huge.sizeOriginal)} transcript`, `${(run.maxRssKb / 1024).toFixed(0)} MB`, `target < 200 MB; slimmed in ${ms(huge.slimMs)} to ${mb(huge.sizeAfter)}`],
+  ];
+}
+
+// `npm run bench -- --only preflight|slim`: those rows alone.
 const onlyAt = process.argv.indexOf('--only');
-if (onlyAt > 0 && process.argv[onlyAt + 1] === 'preflight') {
-  const rows = preflightRows();
+const onlyRows = { preflight: preflightRows, slim: slimRows }[process.argv[onlyAt + 1]];
+if (onlyAt > 0 && onlyRows) {
+  const rows = onlyRows();
   const w0 = Math.max(...rows.map((r) => r[0].length));
   for (const [a, b, note] of rows) console.log(`${a.padEnd(w0)}  ${b}  ${note}`);
   process.exit(0);
@@ -345,6 +399,7 @@ const rows = [
   [`executeEdit, SQLite session of ${(sqliteEdit.sizeOriginal / 2 ** 20).toFixed(0)} MB of events, default preset`, f(sqliteEdit.editMs), `sqlite3 .backup of the ${(bigBytes / 2 ** 20).toFixed(0)} MB database ${f(backup.ms)}: ${x(sqliteEdit.editMs, backup.ms)} (target <= 3x); ${sqliteEdit.removed} tool calls removed; peak RSS ${mb(sqliteEdit.maxRssKb)}`],
   [`listTranscripts, SQLite agent of ${listing.sessions} sessions`, f(listing.medianMs), `first call ${f(listing.firstMs)} (target < 50 ms)`],
   ...preflightRows(),
+  ...slimRows(),
   ...statusRows.flatMap((r) => [
     [`gatherProjectStatus, ${r.files} files, 1000 commits`, f(r.oursMs), `reference approach ${f(r.referenceMs)} = ${x(r.referenceMs, r.oursMs)} slower (target >= 3x); first call in the process ${f(r.firstMs)}`],
     ['  of which git status', f(r.partMs), `git status --short ${f(r.gitMs)}: ${x(r.partMs, r.gitMs)} (target <= 1.5x); first ${f(r.partFirstMs)}`],

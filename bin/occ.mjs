@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { UsageError, loadConfig } from './occ-config.mjs';
+import { SLIM_SWITCHES, SLIM_VALUE_FLAGS, ccSlim } from './occ-slim.mjs';
 
 const require = createRequire(import.meta.url);
 /** The addon, loaded only by commands that need it. */
@@ -68,6 +69,8 @@ Claude Code sessions of a repository (default: the current directory):
   occ cc sessions [repo]                      sessions, newest first
   occ cc status [repo]                        the pre-flight project briefing
   occ cc select "<task>" [repo]               resume or fresh for a task
+  occ cc slim <id> [--preset <name>] [--dry-run]  cut images and long tool output from a session
+      [--fork [--title <t>]] [--restore]       (backup kept; --fork writes a new session; --restore undoes)
 
 Options:
   --agent <id>        agent id                 --state-dir <dir>   OpenClaw state dir
@@ -103,7 +106,7 @@ function atMost(count, args, command, what, hint) {
 function parseArgs(argv) {
   const flags = {};
   const positional = [];
-  const takesValue = new Set(['--agent', '--state-dir', '-n', '-o', '--project', '--trigger', '--quiet-ms']);
+  const takesValue = new Set(['--agent', '--state-dir', '-n', '-o', '--project', '--trigger', '--quiet-ms', ...SLIM_VALUE_FLAGS]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -116,7 +119,7 @@ function parseArgs(argv) {
         const value = inline ?? argv[++i];
         if (value === undefined) throw new UsageError(`${name} needs a value`);
         flags[name] = value;
-      } else if (['--json', '--verbose', '--help', '--quickstart', '--no-register', '--dry-run', '--strip-tools'].includes(name)) {
+      } else if (['--json', '--verbose', '--help', '--quickstart', '--no-register', '--dry-run', '--strip-tools', ...SLIM_SWITCHES].includes(name)) {
         flags[name] = inline ?? true;
       } else {
         throw new UsageError(`unknown option ${name}`);
@@ -329,7 +332,8 @@ const commands = {
       const pick = await addon().selectSession(task, repo, s.agentId, status);
       return print(flags['--json'], pick, () => [`${pick.action.toUpperCase()}${pick.sessionId ? ` ${pick.sessionId}` : ''}`, `  ${pick.reason}`, ...(pick.scores ?? []).map((x) => `    ${x.sessionId.slice(0, 8)} ${x.score.toFixed(2)} ${x.recommendation}`)].join('\n'));
     }
-    throw new UsageError(`unknown command "cc ${sub ?? ''}"`.trim(), 'use occ cc sessions|status|select');
+    if (sub === 'slim') return ccSlim(addon(), rest, flags, print);
+    throw new UsageError(`unknown command "cc ${sub ?? ''}"`.trim(), 'use occ cc sessions|status|select|slim');
   },
 };
 

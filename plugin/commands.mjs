@@ -23,8 +23,36 @@ function handoffLines(h) {
   ].join('\n');
 }
 
+/** The presets of `occ cc slim`. */
+const SLIM_PRESETS = ['default', 'aggressive'];
+
 /**
- * Registers `/handoff` and `/clean`.
+ * `/slim <Claude Code session id> [default|aggressive] [--dry-run|--restore]`:
+ * slims a Claude Code session's transcript in place (in a child `occ`), so
+ * resuming it re-sends less; `--restore` undoes it.
+ * @param {string} args
+ */
+async function slimCommand(args) {
+  const words = args.trim().split(/\s+/).filter(Boolean);
+  const flags = words.filter((w) => w.startsWith('--'));
+  const [id, preset = 'default', ...extra] = words.filter((w) => !w.startsWith('--'));
+  const usage = { text: `Usage: /slim <Claude Code session id> [${SLIM_PRESETS.join('|')}] [--dry-run|--restore]` };
+  if (!id || extra.length || !SLIM_PRESETS.includes(preset) || flags.some((f) => f !== '--dry-run' && f !== '--restore') || flags.length > 1) return usage;
+  if (flags[0] === '--restore') {
+    const r = await occ(['cc', 'slim', id, '--restore']);
+    return { text: r.ok ? `Restored ${r.value.sessionId} from ${r.value.restoredFrom}.` : `Not restored: ${describe(r.error)}` };
+  }
+  const r = await occ(['cc', 'slim', id, '--preset', preset, ...flags]);
+  if (!r.ok) return { text: `Not slimmed: ${describe(r.error)}` };
+  const v = r.value;
+  const s = v.stats;
+  if (!v.changed) return { text: `Nothing to slim in ${v.sessionId} with the ${preset} preset.` };
+  const what = `${s.imagesRemoved} image(s) replaced, ${s.toolResultsCut} long tool result(s) cut, ${s.linesDropped} progress line(s) dropped; ${kb(v.sizeOriginal)} → ${kb(v.sizeAfter)} (-${v.reductionPercent}%), about ${v.estimatedInputTokensSaved} fewer input tokens per resumed turn`;
+  return { text: v.dryRun ? `Dry run, nothing changed: ${what}.` : `Slimmed ${v.sessionId}: ${what}. Undo: /slim ${v.sessionId} --restore` };
+}
+
+/**
+ * Registers `/handoff`, `/clean` and `/slim`.
  * @param {Api} api
  */
 export function registerCommands(api) {
@@ -82,6 +110,26 @@ export function registerCommands(api) {
       if (!r.value.changed) return { text: `Nothing to strip with the ${preset} preset (${s.toolCallsOriginal} tool calls, all recent enough to keep).` };
       const what = `${s.toolCallsRemoved} tool call(s) removed, ${s.toolCallsTruncated} truncated, ${s.toolCallsPreserved} kept; ${kb(s.sizeOriginal)} → ${kb(s.sizeAfter)} (-${s.reductionPercent}%)`;
       return { text: dryRun ? `Dry run, nothing changed: ${what}.` : `Cleaned (${preset}): ${what}. Undo: openclaw occ restore ${r.value.sessionId}` };
+    },
+  });
+  registerSlimCommand(api);
+}
+
+/**
+ * Registers `/slim`.
+ * @param {Api} api
+ */
+function registerSlimCommand(api) {
+  api.registerCommand({
+    name: 'slim',
+    description: 'Cut images and long tool output from a Claude Code session so resuming it costs less: /slim <id> [default|aggressive] [--dry-run|--restore]',
+    acceptsArgs: true,
+    async handler(ctx) {
+      try {
+        return await slimCommand(ctx.args ?? '');
+      } catch (e) {
+        return { text: `/slim failed: ${describe(coded(e))}` };
+      }
     },
   });
 }

@@ -14,7 +14,7 @@
  * @property {number} [budgetMs]
  * @property {{ enabled?: boolean, maxChars?: number }} [briefing]
  * @property {{ missingCwd?: GuardMode, invalidCwd?: GuardMode, busy?: GuardMode, missingResume?: GuardMode }} [guards]
- * @property {{ resume?: boolean, context?: boolean }} [continuation]
+ * @property {{ resume?: boolean, context?: boolean, slimOverMb?: number }} [continuation]
  * @property {number} [busyWindowSeconds]
  * @property {number} [githubTimeoutMs]
  */

@@ -17,6 +17,7 @@ mod preflight;
 mod project_status;
 mod resume;
 mod selection;
+mod slim;
 mod spawns;
 mod transcripts;
 
@@ -29,5 +30,6 @@ pub use preflight::*;
 pub use project_status::*;
 pub use resume::*;
 pub use selection::*;
+pub use slim::*;
 pub use spawns::*;
 pub use transcripts::*;

@@ -102,6 +102,10 @@ pub struct PreflightOptions {
     pub continuation_resume: Option<bool>,
     /// Describe an earlier relevant session in the briefing (default true).
     pub continuation_context: Option<bool>,
+    /// Slim the transcript of a session the continuation resumes, in place,
+    /// when it is larger than this many megabytes (MiB) and its CLI is not
+    /// running (default none: never).
+    pub slim_over_mb: Option<f64>,
     /// Score a session must reach to be picked (default 0.6, the selection's).
     pub resume_threshold: Option<f64>,
     /// The spawns of this gateway the host has not reported ended; whether
@@ -189,6 +193,41 @@ pub struct PreflightResult {
     pub prior_session_id: Option<String>,
     /// The spawn's nonce, as put in the origin marker.
     pub nonce: String,
+    /// The slim of the resumed session's transcript (`slim_over_bytes`), when
+    /// it was over the threshold.
+    pub resume_slim: Option<ResumeSlim>,
+}
+
+/// What the continuation did about a large transcript before resuming it.
+#[napi(object)]
+pub struct ResumeSlim {
+    /// The session resumed.
+    pub session_id: String,
+    /// Bytes of its transcript before.
+    pub size_original: f64,
+    /// Bytes of its transcript after (the same when it was not slimmed).
+    pub size_after: f64,
+    /// Why it was not slimmed (its CLI is running, not enough time left, an
+    /// error); absent when it was.
+    pub skipped: Option<String>,
+    /// Where the original transcript was kept (`restoreClaudeSession` puts
+    /// it back).
+    pub backup_path: Option<String>,
+    /// What the briefing says about it (absent when it was not slimmed).
+    pub briefing_line: Option<String>,
+}
+
+impl From<pf::ResumeSlim> for ResumeSlim {
+    fn from(r: pf::ResumeSlim) -> Self {
+        ResumeSlim {
+            session_id: r.session_id,
+            size_original: r.size_original as f64,
+            size_after: r.size_after as f64,
+            skipped: r.skipped,
+            backup_path: r.backup_path,
+            briefing_line: r.briefing_line,
+        }
+    }
 }
 
 /// A guard's mode from its option (absent: the core's default, `block`).
@@ -266,6 +305,10 @@ impl TryFrom<PreflightOptions> for pf::PreflightOptions {
             },
             continuation_resume: o.continuation_resume.unwrap_or(d.continuation_resume),
             continuation_context: o.continuation_context.unwrap_or(d.continuation_context),
+            slim_over_bytes: o
+                .slim_over_mb
+                .map(|mb| (mb.max(0.0) * (1u64 << 20) as f64) as u64)
+                .or(d.slim_over_bytes),
             resume_threshold: o.resume_threshold.unwrap_or(d.resume_threshold),
             min_relevance: d.min_relevance,
             in_flight: o.in_flight.into_iter().flatten().map(Into::into).collect(),
@@ -336,6 +379,7 @@ impl From<pf::PreflightOutcome> for PreflightResult {
             }),
             prior_session_id: o.prior_session_id,
             nonce: o.nonce,
+            resume_slim: o.resume_slim.map(Into::into),
         }
     }
 }

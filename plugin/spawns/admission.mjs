@@ -127,6 +127,7 @@ export async function preflight(api, tracker, event, ctx) {
         ...p.guards,
         continuationResume: p.continuation?.resume,
         continuationContext: p.continuation?.context,
+        slimOverMb: p.continuation?.slimOverMb,
         ...tracker.facts(requesterKey),
         busyWindowMs: p.busyWindowSeconds === undefined ? undefined : p.busyWindowSeconds * 1000,
         githubTimeoutMs: p.githubTimeoutMs,

@@ -23,6 +23,7 @@ pub mod project_status;
 pub mod repo_path;
 pub mod resume;
 pub mod selection;
+pub mod slim;
 pub mod spawns;
 pub mod switches;
 pub mod text;

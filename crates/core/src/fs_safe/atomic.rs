@@ -28,12 +28,7 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<(
         .file_name()
         .ok_or_else(|| Error::write_failed(path, &std::io::ErrorKind::InvalidInput.into()))?;
     let mode = mode.unwrap_or_else(|| fs::metadata(path).map_or(0o644, |m| platform::mode(&m)));
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}-{}",
-        name.to_string_lossy(),
-        std::process::id(),
-        unique_suffix()
-    ));
+    let tmp = temp_path_in(dir, name);
     let result = (|| -> std::io::Result<()> {
         let mut file = platform::create_new(&tmp, mode)?;
         file.write_all(contents)?;
@@ -49,6 +44,41 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: Option<u32>) -> Result<(
         }
         Err(err) => {
             let _ = fs::remove_file(&tmp);
+            Err(Error::write_failed(path, &err))
+        }
+    }
+}
+
+/// A new temporary file's name beside `path`, named as [`write_atomic`]
+/// names its own (so that [`commit_temp`] sweeps those of dead writers):
+/// for a caller that writes a large file as a stream and then renames it.
+pub fn temp_path(path: &Path) -> Option<std::path::PathBuf> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty())?;
+    Some(temp_path_in(dir, path.file_name()?))
+}
+
+fn temp_path_in(dir: &Path, name: &std::ffi::OsStr) -> std::path::PathBuf {
+    dir.join(format!(
+        ".{}.tmp-{}-{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        unique_suffix()
+    ))
+}
+
+/// Renames a flushed temporary file from [`temp_path`] over `path` and
+/// flushes the folder; on failure the temporary file is removed and `path`
+/// is untouched.
+pub fn commit_temp(tmp: &Path, path: &Path) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = dir.unwrap_or_else(|| Path::new("."));
+    match fs::rename(tmp, path).and_then(|()| platform::sync_dir(dir)) {
+        Ok(()) => {
+            remove_stale_temps(dir);
+            Ok(())
+        }
+        Err(err) => {
+            let _ = fs::remove_file(tmp);
             Err(Error::write_failed(path, &err))
         }
     }

@@ -5,5 +5,5 @@ mod atomic;
 pub mod json_file;
 mod lock;
 
-pub use atomic::write_atomic;
+pub use atomic::{commit_temp, temp_path, write_atomic};
 pub use lock::{FileLock, LockOptions};

@@ -23,9 +23,11 @@ pub mod briefing;
 pub mod budget;
 pub mod busy;
 mod find;
+pub mod resume_slim;
 
 pub use busy::RunningSession;
 pub use find::find_spawned_session;
+pub use resume_slim::ResumeSlim;
 
 use crate::claude_code::layout::paths::claude_config_dir;
 use crate::claude_code::layout::session_files::find_transcript;
@@ -125,6 +127,10 @@ pub struct PreflightOptions {
     pub continuation_resume: bool,
     /// Describe an earlier relevant session in the briefing (default true).
     pub continuation_context: bool,
+    /// Slim the transcript of a session the continuation resumes, in place,
+    /// when it is larger than this many bytes and its CLI is not running
+    /// (default none: never).
+    pub slim_over_bytes: Option<u64>,
     /// Score a session must reach to be picked (default 0.6, the selection's).
     pub resume_threshold: f64,
     /// Relevance (0..1) a candidate must reach besides its score (default
@@ -181,6 +187,7 @@ impl Default for PreflightOptions {
             guards: Guards::default(),
             continuation_resume: true,
             continuation_context: true,
+            slim_over_bytes: None,
             resume_threshold: DEFAULT_RESUME_THRESHOLD,
             min_relevance: 0.4,
             in_flight: Vec::new(),
@@ -250,6 +257,9 @@ pub struct PreflightOutcome {
     pub prior_session_id: Option<String>,
     /// The spawn's nonce, as put in the origin marker.
     pub nonce: String,
+    /// The slim of the resumed session's transcript (`slim_over_bytes`), when
+    /// it was over the threshold.
+    pub resume_slim: Option<ResumeSlim>,
 }
 
 impl PreflightOutcome {
@@ -267,6 +277,7 @@ impl PreflightOutcome {
             repo_path: None,
             running: None,
             prior_session_id: None,
+            resume_slim: None,
         }
     }
 
@@ -515,9 +526,23 @@ fn decide(
         }
     }
 
+    // A resumed session re-sends its whole transcript on every turn.
+    let resume_slim = match (&resume, opts.slim_over_bytes) {
+        (Some(id), Some(over)) => sessions.iter().find(|s| &s.session_id == id).and_then(|s| {
+            let deadline = opts.budget.map(|b| started + b);
+            resume_slim::slim_before_resume(s, over, opts.claude_config_dir.clone(), deadline)
+        }),
+        _ => None,
+    };
+
     let marker = spawn_marker(&req.agent_id, &opts.nonce);
     let (briefing, truncated) = if opts.briefing {
-        let lines = briefing_lines(&marker, &status, prior.as_ref(), &warnings, now.timestamp());
+        let mut lines =
+            briefing_lines(&marker, &status, prior.as_ref(), &warnings, now.timestamp());
+        // Right after the opening lines, where a bounded briefing keeps it.
+        if let Some(line) = resume_slim.as_ref().and_then(|r| r.briefing_line.clone()) {
+            lines.insert(lines.len().min(3), line);
+        }
         bounded(&lines, opts.briefing_max_chars)
     } else {
         (marker_briefing(&marker), false)
@@ -548,6 +573,7 @@ fn decide(
         guard: warned,
         repo_path: Some(status.repo.path.clone()),
         prior_session_id: prior.map(|p| p.session.session_id.clone()),
+        resume_slim,
         ..PreflightOutcome::new(decision, reason)
     })
 }

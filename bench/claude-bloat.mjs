@@ -1,0 +1,43 @@
+// A bloated Claude Code transcript of about `totalBytes`, written as a stream
+// (a 1 GB one never sits in memory): turn after turn a prompt, a Read call
+// whose result is a long file (and the CLI's toolUseResult copy of it), a
+// screenshot read as base64 every fourth turn, hook progress lines, an
+// answer, and a cost-state line, chained by parentUuid as the CLI writes them.
+
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+
+export function generateBloatedClaudeTranscript({ file, totalBytes, sessionId = '0b1a7ed0-0000-4000-8000-000000000001' }) {
+  const fd = fs.openSync(file, 'w');
+  const env = { isSidechain: false, userType: 'external', cwd: '/home/u/project', sessionId, version: '2.1.328', gitBranch: 'main' };
+  const png = crypto.randomBytes(384 * 1024).toString('base64');
+  const text = Array.from({ length: 1600 }, (_, i) => `line ${i}: ${'const value = compute(input, options);'.padEnd(90, ' ')}`).join('\n');
+  let written = 0;
+  let parent = null;
+  let n = 0;
+  const uuid = () => crypto.randomUUID();
+  const put = (line) => {
+    const s = `${JSON.stringify(line)}\n`;
+    fs.writeSync(fd, s);
+    written += Buffer.byteLength(s);
+    if (line.uuid) parent = line.uuid;
+  };
+  while (written < totalBytes) {
+    n++;
+    const time = new Date(Date.UTC(2026, 10, 1, 0, 0, n)).toISOString();
+    put({ parentUuid: parent, ...env, type: 'user', message: { role: 'user', content: `Turn ${n}: read the next file` }, uuid: uuid(), timestamp: time });
+    const id = `toolu_bench_${n}`;
+    const msg = `msg_bench_${n}`;
+    const usage = { input_tokens: 10, cache_read_input_tokens: 1000 * n, cache_creation_input_tokens: 200, output_tokens: 40 };
+    put({ parentUuid: parent, ...env, type: 'assistant', requestId: `req_${n}`, message: { id: msg, role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/home/u/project/f${n}` } }], stop_reason: 'tool_use', usage }, uuid: uuid(), timestamp: time });
+    put({ parentUuid: parent, ...env, type: 'progress', data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Read' }, uuid: uuid(), timestamp: time });
+    const image = n % 4 === 0;
+    const content = image ? [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] : [{ type: 'text', text }];
+    const copy = image ? { type: 'image', file: { base64: png, type: 'image/png', originalSize: png.length } } : { type: 'text', file: { filePath: `/home/u/project/f${n}`, content: text, numLines: 1600 } };
+    put({ parentUuid: parent, ...env, type: 'user', message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content }] }, uuid: uuid(), timestamp: time, toolUseResult: copy });
+    put({ parentUuid: parent, ...env, type: 'assistant', requestId: `req_${n}b`, message: { id: `${msg}b`, role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'text', text: `Read file ${n}.` }], stop_reason: 'end_turn', usage }, uuid: uuid(), timestamp: time });
+    put({ type: 'cost-state', sessionId, totalCostUSD: n * 0.01, modelUsage: {} });
+  }
+  fs.closeSync(fd);
+  return written;
+}
