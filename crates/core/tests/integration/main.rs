@@ -25,6 +25,7 @@ mod repo_folders; // which project folders hold a repository's sessions
 
 // Project status, the spawn pre-flight, selection and resume.
 mod preflight; // the spawn pre-flight on real git repositories and transcripts
+mod preflight_slim; // the continuation slimming a large transcript before resuming it
 mod project_status_git; // every git field of the briefing against the git CLI
 mod relevance_eval; // how well the offline fallbacks rank related sessions
 mod resume_pins; // pins, epochs, retirement and every resume guard
@@ -37,6 +38,7 @@ mod openclaw_sqlite; // the cleaner, reads and exports on real SQLite stores
 mod openclaw_strip; // the strip transform on every structure of the format
 mod openclaw_transcripts; // listing, resolving and reading transcripts
 mod openclaw_tree; // the active path against OpenClaw's own tree scan
+mod slim_claude; // slimming a Claude Code transcript, in place or as a fork, and restoring it
 
 // Claude Code hooks.
 mod hooks; // context pressure, the hook registry and pane state

@@ -11,9 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-#[allow(dead_code)]
-mod git_repo;
-use git_repo::*;
+use crate::util::git_repo::*;
 
 const ID: &str = "5a1e0000-0000-4000-8000-000000000001";
 

@@ -6,11 +6,10 @@
 //! running session, a half-written last line, a writer appending during the
 //! slim) leave nothing lost.
 
-mod common;
-
-use common::copy_dir;
+use crate::util::spotter::copy_dir;
 use serde_json::Value;
 use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, DiscoveryCache};
+use session_intel_core::repo_path::RepoPath;
 use session_intel_core::slim::{preset, restore_claude_session, slim_claude_session, SlimRequest};
 use session_intel_core::ErrorCode;
 use std::fs;
@@ -52,7 +51,7 @@ impl World {
             registry_root: Some(self.config.parent().unwrap().join("state")),
             ..DiscoverOptions::default()
         };
-        discover_sessions(CWD, &options, &DiscoveryCache::new())
+        discover_sessions(&RepoPath::resolve(CWD), &options, &DiscoveryCache::new())
             .iter()
             .find(|s| s.session_id == id)
             .cloned()
