@@ -28,6 +28,7 @@ pub mod spawns;
 pub mod switches;
 pub mod text;
 pub mod time;
+pub mod worktree;
 
 pub use error::{catch_panic, Error, ErrorCode, Result};
 pub use js_number::{optional_whole_number, timer_ms, whole_number};

@@ -1,0 +1,342 @@
+//! Making a spawn's worktree: `<repo>/.claude/worktrees/<name>` on a new
+//! branch `worktree-<name>` from the repository's `HEAD`, Claude Code's own
+//! layout, kept out of the main tree's `git status` as Claude Code keeps it
+//! (a `**/.claude/worktrees/` line in the repository's `info/exclude`).
+//!
+//! Every step that fails undoes the ones before it: no folder, no branch, no
+//! `.git/worktrees` entry and no `info/exclude` change is left behind.
+
+use super::git::{failed, git};
+use super::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
+use crate::error::{Error, ErrorCode, Result};
+use crate::fs_safe::write_atomic;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The line Claude Code puts in `info/exclude` to keep its worktrees out of
+/// the main tree's status (one of its `# claude-code-runtime` lines).
+pub const EXCLUDE_LINE: &str = "**/.claude/worktrees/";
+
+/// How many names are tried after the one asked for is taken.
+const NAME_TRIES: usize = 20;
+
+/// A worktree made for a spawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreatedWorktree {
+    /// The worktree's root, `<repo>/.claude/worktrees/<name>`.
+    pub worktree_path: String,
+    /// Its branch, `worktree-<name>`.
+    pub branch: String,
+    /// The commit it starts from: the repository's `HEAD` when it was made.
+    pub base_commit: String,
+    /// The main working tree's root.
+    pub repo_path: String,
+    /// Where the spawn's `cwd` lay below the repository root (`""`: at it).
+    pub subfolder: String,
+    /// The spawn's `cwd` in the worktree: its root joined with `subfolder`.
+    pub cwd: String,
+}
+
+/// Where a folder lies in git: its work tree root, the repository's common
+/// git folder, and `HEAD`'s commit.
+struct Located {
+    top: PathBuf,
+    common_dir: PathBuf,
+    head: String,
+}
+
+fn locate(cwd: &Path, deadline: Instant) -> Result<Located> {
+    let out = git(
+        cwd,
+        &[
+            "rev-parse",
+            "--path-format=absolute",
+            "--show-toplevel",
+            "--git-common-dir",
+            "HEAD",
+        ],
+        deadline,
+    )?;
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    if !out.ok || lines.len() < 3 {
+        let msg = if out.stderr.contains("not a git repository") {
+            format!("{} is not in a git repository", cwd.display())
+        } else {
+            "the repository has no commit to start a worktree from".to_owned()
+        };
+        return Err(Error::new(ErrorCode::InvalidArgument, msg)
+            .with_hint("isolation needs a git repository with at least one commit"));
+    }
+    let top = PathBuf::from(lines[0]);
+    let common = PathBuf::from(lines[1]);
+    Ok(Located {
+        common_dir: if common.is_absolute() {
+            common
+        } else {
+            cwd.join(common)
+        },
+        top,
+        head: lines[2].trim().to_owned(),
+    })
+}
+
+/// The main working tree of the repository whose common git folder is
+/// `common_dir` (its parent when it is a `.git` folder).
+fn main_tree(common_dir: &Path, top: &Path) -> PathBuf {
+    match common_dir.file_name() {
+        Some(n) if n == ".git" => common_dir
+            .parent()
+            .map_or(top.to_path_buf(), Path::to_path_buf),
+        _ => top.to_path_buf(),
+    }
+}
+
+/// Whether `path` or any folder between `root` and it is a symbolic link
+/// (a committed symlink at `.claude` could send the worktree anywhere).
+fn symlink_on_the_way(root: &Path, path: &Path) -> Option<PathBuf> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut at = root.to_path_buf();
+    for part in rel.components() {
+        at.push(part);
+        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// A name for the worktree: `name` itself when free, else `name-2`,
+/// `name-3`…: free means no such folder, branch or `.git/worktrees` entry.
+fn free_name(
+    repo: &Path,
+    common_dir: &Path,
+    name: &str,
+    deadline: Instant,
+) -> Result<(String, String)> {
+    for n in 1..=NAME_TRIES {
+        let candidate = if n == 1 {
+            name.to_owned()
+        } else {
+            format!("{name}-{n}")
+        };
+        let branch = format!("worktree-{}", candidate.replace('/', "+"));
+        let taken_dir = fs::symlink_metadata(repo.join(WORKTREES_DIR).join(&candidate)).is_ok()
+            || fs::symlink_metadata(common_dir.join("worktrees").join(&candidate)).is_ok();
+        if taken_dir {
+            continue;
+        }
+        let branch_ref = format!("refs/heads/{branch}");
+        let exists = git(
+            repo,
+            &["rev-parse", "--verify", "--quiet", &branch_ref],
+            deadline,
+        )?;
+        if !exists.ok {
+            return Ok((candidate, branch));
+        }
+    }
+    Err(Error::new(
+        ErrorCode::WriteFailed,
+        format!("no free worktree name like {name} under {WORKTREES_DIR}"),
+    )
+    .with_hint("remove kept spawn worktrees (pruneSpawnWorktrees, /worktrees prune)"))
+}
+
+/// What has been made so far, undone in reverse order on failure.
+#[derive(Default)]
+struct Made {
+    dirs: Vec<PathBuf>,
+    worktree: Option<PathBuf>,
+    admin: Option<PathBuf>,
+    branch: Option<String>,
+    exclude: Option<(PathBuf, Option<Vec<u8>>)>,
+}
+
+impl Made {
+    /// Undoes everything made, best effort, newest first.
+    fn undo(self, repo: &Path, deadline: Instant) {
+        if let Some((path, before)) = self.exclude {
+            let _ = match before {
+                Some(bytes) => write_atomic(&path, &bytes, None),
+                None => fs::remove_file(&path).map_err(|e| Error::write_failed(&path, &e)),
+            };
+        }
+        if let Some(wt) = &self.worktree {
+            let wt_str = wt.to_string_lossy();
+            let _ = git(
+                repo,
+                &["worktree", "remove", "--force", "--force", &wt_str],
+                deadline,
+            );
+            let _ = fs::remove_dir_all(wt);
+        }
+        if let Some(admin) = &self.admin {
+            let _ = fs::remove_dir_all(admin);
+        }
+        if let Some(branch) = &self.branch {
+            let _ = git(repo, &["branch", "-D", branch], deadline);
+        }
+        for dir in self.dirs.iter().rev() {
+            let _ = fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Makes a worktree for a spawn whose `cwd` is `cwd`: `<repo>/.claude/
+/// worktrees/<name>` (or the first free `name-N`) on a new branch
+/// `worktree-<name>` from `HEAD`, the `cwd`'s subfolder kept. `tag` is
+/// written into the worktree's git folder (the spawn's nonce), by which
+/// [`super::list_spawn_worktrees`] tells spawn worktrees from others.
+///
+/// Fails when `cwd` is not in a git repository with a commit, when the
+/// main tree's index is locked by another git process, when a folder on
+/// the way is a symbolic link, or when git fails or runs past `deadline`;
+/// nothing is left behind then.
+pub fn create_spawn_worktree(
+    cwd: &Path,
+    name: &str,
+    tag: &str,
+    deadline: Instant,
+) -> Result<CreatedWorktree> {
+    let located = locate(cwd, deadline)?;
+    let repo = main_tree(&located.common_dir, &located.top);
+    let subfolder = cwd
+        .strip_prefix(&located.top)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    // A git process changing the main tree's index now may be about to
+    // move `HEAD`: the base would be a commit the repository just left.
+    if located.common_dir.join("index.lock").exists() {
+        return Err(Error::new(
+            ErrorCode::SessionBusy,
+            format!(
+                "the index of {} is locked (.git/index.lock): another git process is changing it",
+                repo.display()
+            ),
+        )
+        .with_hint(
+            "wait for that git command to finish, or remove .git/index.lock if no git process runs",
+        ));
+    }
+    let worktrees = repo.join(WORKTREES_DIR);
+    if let Some(link) = symlink_on_the_way(&repo, &worktrees) {
+        return Err(Error::new(
+            ErrorCode::WriteFailed,
+            format!(
+                "{} is a symbolic link; no worktree is made through it",
+                link.display()
+            ),
+        )
+        .with_hint("remove the symbolic link and try again"));
+    }
+    let (name, branch) = free_name(&repo, &located.common_dir, name, deadline)?;
+    let mut made = Made::default();
+    let result = (|| -> Result<CreatedWorktree> {
+        // The folders, as far as they are missing, each undone on failure.
+        let mut missing = Vec::new();
+        let mut at = worktrees.clone();
+        while !at.exists() && at.starts_with(&repo) && at != repo {
+            missing.push(at.clone());
+            at.pop();
+        }
+        for dir in missing.into_iter().rev() {
+            fs::create_dir(&dir).map_err(|e| {
+                Error::new(
+                    ErrorCode::WriteFailed,
+                    format!("could not make {}: {e}", dir.display()),
+                )
+                .with_hint("make the repository's .claude folder writable")
+            })?;
+            made.dirs.push(dir);
+        }
+        let path = worktrees.join(&name);
+        let path_str = path.to_string_lossy().into_owned();
+        made.worktree = Some(path.clone());
+        made.branch = Some(branch.clone());
+        made.admin = Some(located.common_dir.join("worktrees").join(&name));
+        let add = git(
+            &repo,
+            &[
+                "worktree",
+                "add",
+                "--quiet",
+                "-b",
+                &branch,
+                &path_str,
+                &located.head,
+            ],
+            deadline,
+        )?;
+        if !add.ok {
+            return Err(failed("git worktree add", &add.stderr));
+        }
+        // The worktree's own git folder, as its `.git` file names it.
+        let admin = fs::read_to_string(path.join(".git"))
+            .ok()
+            .and_then(|t| {
+                t.trim()
+                    .strip_prefix("gitdir:")
+                    .map(|g| PathBuf::from(g.trim()))
+            })
+            .ok_or_else(|| failed("git worktree add", "no .git file in the new worktree"))?;
+        made.admin = Some(admin.clone());
+        fs::write(admin.join(BASE_FILE), format!("{}\n", located.head))
+            .and_then(|()| fs::write(admin.join(SPAWN_MARKER_FILE), format!("{tag}\n")))
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::WriteFailed,
+                    format!("could not write into {}: {e}", admin.display()),
+                )
+            })?;
+        made.exclude = ensure_excluded(&located.common_dir)?;
+        let cwd_in = path.join(&subfolder);
+        Ok(CreatedWorktree {
+            worktree_path: path_str,
+            branch: branch.clone(),
+            base_commit: located.head.clone(),
+            repo_path: repo.to_string_lossy().into_owned(),
+            subfolder: subfolder.to_string_lossy().into_owned(),
+            cwd: cwd_in.to_string_lossy().into_owned(),
+        })
+    })();
+    match result {
+        Ok(created) => Ok(created),
+        Err(e) => {
+            made.undo(
+                &repo,
+                deadline.max(Instant::now() + std::time::Duration::from_secs(5)),
+            );
+            Err(e)
+        }
+    }
+}
+
+/// Adds [`EXCLUDE_LINE`] to the repository's `info/exclude` unless a line
+/// there already keeps `.claude/worktrees/` out (Claude Code's own block,
+/// say); returns the file and its former content, to undo it.
+fn ensure_excluded(common_dir: &Path) -> Result<Option<(PathBuf, Option<Vec<u8>>)>> {
+    let path = common_dir.join("info").join("exclude");
+    let before = fs::read(&path).ok();
+    let text = before
+        .as_deref()
+        .map(String::from_utf8_lossy)
+        .unwrap_or_default();
+    if text
+        .lines()
+        .any(|l| l.trim().trim_start_matches("**/").trim_start_matches('/') == ".claude/worktrees/")
+    {
+        return Ok(None);
+    }
+    let mut next = text.into_owned();
+    if !next.is_empty() && !next.ends_with('\n') {
+        next.push('\n');
+    }
+    next.push_str("# spawn worktrees of openclaw-session-intel (Claude Code's layout)\n");
+    next.push_str(EXCLUDE_LINE);
+    next.push('\n');
+    fs::create_dir_all(path.parent().unwrap_or(common_dir))
+        .map_err(|e| Error::write_failed(&path, &e))?;
+    write_atomic(&path, next.as_bytes(), None)?;
+    Ok(Some((path, before)))
+}
