@@ -952,6 +952,15 @@ export interface FindSpawnedOptions {
 export declare function findSpawnedSession(cwd: string, nonce: string, options?: FindSpawnedOptions | undefined | null): Promise<string | null>
 
 /**
+ * Ends a spawn's worktree: removes it and its branch when it has no
+ * commits beyond its base and no changes; else keeps it. Resolves to what
+ * it holds, `removed` saying whether it went (also when it was gone
+ * already). Runs off the JavaScript thread; rejects with `E_WRITE_FAILED`
+ * when git fails.
+ */
+export declare function finishSpawnWorktree(worktreePath: string): Promise<SpawnWorktree>
+
+/**
  * The pre-flight briefing on a repository: git state (read in-process, as
  * the git CLI would print it), GitHub state when `gh` is installed, the
  * repository's Claude Code sessions and its guidance documents, gathered
@@ -1132,6 +1141,11 @@ export interface InFlightSpawn {
    * counting once its start grace has passed.
    */
   started?: boolean
+  /**
+   * Its nonce (the `spawn=` pair of its origin marker), by which its
+   * transcript is found before the host has learned its session.
+   */
+  nonce?: string
 }
 
 /**
@@ -1187,10 +1201,27 @@ export declare function listSessions(agentId: string): Record<string, ClaudeCode
 export declare function listSpawns(agentId: string, stateDir?: string | undefined | null): Promise<Array<SpawnRecord>>
 
 /**
+ * The kept spawn worktrees of the repository `repoPath` lies in (those
+ * under `.claude/worktrees/` made for a spawn), with what each holds.
+ * Runs off the JavaScript thread; rejects with `E_WRITE_FAILED` when git
+ * fails (e.g. not a git repository).
+ */
+export declare function listSpawnWorktrees(repoPath: string, options?: ListWorktreesOptions | undefined | null): Promise<Array<SpawnWorktree>>
+
+/**
  * The agent's transcripts, newest first, with what `sessions.json` says
  * about each.
  */
 export declare function listTranscripts(options?: TranscriptOptions | undefined | null): Promise<Array<TranscriptSummary>>
+
+/** Options of `listSpawnWorktrees`. */
+export interface ListWorktreesOptions {
+  /**
+   * Claude Code's config root, whose liveness records say which worktrees
+   * a session works in now (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+   */
+  claudeConfigDir?: string
+}
 
 /**
  * The task a spawn sends when no briefing is written: `task` unchanged,
@@ -1412,6 +1443,12 @@ export interface PreflightOptions {
    * unless this is `false`).
    */
   persistentCache?: boolean
+  /**
+   * When the spawn runs in a git worktree of its own (default `"busy"`:
+   * when its repository is busy; `"always"`: every spawn into a git
+   * repository; `"off"`: never, the busy guard decides).
+   */
+  isolation?: 'busy' | 'always' | 'off'
 }
 
 /** What the pre-flight decided. */
@@ -1448,6 +1485,14 @@ export interface PreflightResult {
    * it was over the threshold.
    */
   resumeSlim?: ResumeSlim
+  /** The worktree the spawn was isolated into, and why. */
+  isolation?: SpawnIsolation
+  /**
+   * The full id of the repository's `HEAD` commit when the spawn was let
+   * through (the worktree's base when isolated), by which its commits
+   * are found later.
+   */
+  baseCommit?: string
 }
 
 /**
@@ -1761,6 +1806,31 @@ export interface ProjectStatusToolPayload {
   docs: ToolDocs
   /** Open pull requests, status in lower case; empty when `gh` gave none. */
   openPrs: Array<ToolPullRequest>
+}
+
+/**
+ * Removes the spawn worktrees of the repository (or those named in
+ * `paths`) whose branch is merged into the main tree's `HEAD` or that hold
+ * nothing, with their branches; never one with uncommitted changes,
+ * unmerged commits or a Claude Code at work in it unless `force`.
+ * Resolves to every chosen worktree, `removed` saying which went.
+ */
+export declare function pruneSpawnWorktrees(repoPath: string, options?: PruneWorktreesOptions | undefined | null): Promise<Array<SpawnWorktree>>
+
+/** Options of `pruneSpawnWorktrees`. */
+export interface PruneWorktreesOptions {
+  /**
+   * Remove the chosen worktrees whatever they hold: uncommitted changes
+   * and unmerged commits are lost.
+   */
+  force?: boolean
+  /** Only these worktrees (by path; default every spawn worktree). */
+  paths?: Array<string>
+  /**
+   * Claude Code's config root, whose liveness records say which worktrees
+   * a session works in now (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+   */
+  claudeConfigDir?: string
 }
 
 /**
@@ -2370,12 +2440,35 @@ export interface SlimStatistics {
  */
 export declare const SPAWN_POLICY: SpawnPolicy
 
+/** The git worktree a spawn was isolated into, and why. */
+export interface SpawnIsolation {
+  /** The worktree's root, `<repo>/.claude/worktrees/spawn-<nonce>`. */
+  worktreePath: string
+  /** Its branch, `worktree-spawn-<nonce>`. */
+  branch: string
+  /** The commit it starts from: the repository's `HEAD` when it was made. */
+  baseCommit: string
+  /** The main working tree's root. */
+  repoPath: string
+  /** Where the spawn's `cwd` lies below the repository root (absent: at it). */
+  subfolder?: string
+  /** The session editing the main working tree, when found by id. */
+  busySessionId?: string
+  /** Why, in a sentence. */
+  reason: string
+}
+
 /** The parameters to patch into the spawn. */
 export interface SpawnParamsPatch {
   /** The task Claude Code receives: the original, then the briefing. */
   task?: string
   /** The session to resume. */
   resumeSessionId?: string
+  /**
+   * The `cwd` to run in: the spawn's worktree root joined with the
+   * subfolder the spawn named, when it is isolated.
+   */
+  cwd?: string
 }
 
 /** The spawn tracking numbers, in milliseconds (see `docs/plugin.md`). */
@@ -2457,6 +2550,22 @@ export interface SpawnRecord {
    * `"killed"`), or `"rejected"` when the host refused the spawn.
    */
   outcome?: string
+  /**
+   * The full id of the repository's `HEAD` commit when the spawn was let
+   * through (`PreflightResult.baseCommit`): its commits are those after it.
+   */
+  baseCommit?: string
+  /** The git worktree the spawn was isolated into (its root). */
+  worktreePath?: string
+  /** That worktree's branch. */
+  worktreeBranch?: string
+  /** That worktree was removed when the spawn finished (it held nothing). */
+  worktreeRemoved?: boolean
+  /**
+   * The spawn's last known state (`starting`, `running`, `waiting`,
+   * `ended`, `failed`), as the host last saw it.
+   */
+  finalState?: string
 }
 
 /**
@@ -2479,6 +2588,31 @@ export interface SpawnRequest {
    * none is given.
    */
   requesterWorkspace?: string
+}
+
+/** A spawn's git worktree and what it holds. */
+export interface SpawnWorktree {
+  /** The worktree's root. */
+  path: string
+  /** Its branch (`""` when its `HEAD` is detached or it is gone). */
+  branch: string
+  /** The commit it was made from (`""` when unknown). */
+  baseCommit: string
+  /** Commits on its `HEAD` that its base does not have. */
+  commitsAhead: number
+  /** It has uncommitted changes (untracked files included). */
+  dirty: boolean
+  /** Its `HEAD` is in the main tree's `HEAD` (nothing of it is unmerged). */
+  merged: boolean
+  /** It was removed (by this call, or it was gone already). */
+  removed: boolean
+  /** The nonce of the spawn it was made for. */
+  nonce?: string
+  /**
+   * A Claude Code process works in it now, or it was made within the
+   * spawn start grace; pruning leaves it unless forced.
+   */
+  inUse: boolean
 }
 
 /** How relevant a session is to the task. */

@@ -67,7 +67,8 @@ test('preflightSpawn: guards block with a reason, or warn, or are off; a bad mod
 
 test('preflightSpawn: a session running in the repository blocks it, naming the session; another repository is not blocked', async () => {
   const w = world();
-  const o = { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir };
+  // The busy guard itself: isolation (spawn-worktrees.test.mjs) off.
+  const o = { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir, isolation: 'off' };
   const inFlight = [{ cwd: w.repo, repoPath: w.repo, claudeSessionId: undefined, childSessionKey: 'agent:claude:acp:42' }];
   const busy = await addon.preflightSpawn({ task: 't', cwd: path.join(w.repo, 'src') }, { ...o, inFlight });
   assert.deepEqual([busy.block, busy.guard, busy.running.signal], [true, 'busy', 'spawn']);

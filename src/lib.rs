@@ -20,6 +20,7 @@ mod selection;
 mod slim;
 mod spawns;
 mod transcripts;
+mod worktrees;
 
 pub use claude_code::*;
 pub use error::*;
@@ -33,3 +34,4 @@ pub use selection::*;
 pub use slim::*;
 pub use spawns::*;
 pub use transcripts::*;
+pub use worktrees::*;

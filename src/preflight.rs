@@ -57,6 +57,9 @@ pub struct InFlightSpawn {
     /// its transcript found (default true). One never seen starting stops
     /// counting once its start grace has passed.
     pub started: Option<bool>,
+    /// Its nonce (the `spawn=` pair of its origin marker), by which its
+    /// transcript is found before the host has learned its session.
+    pub nonce: Option<String>,
 }
 
 /// A Claude Code session the host can still resume for the requester.
@@ -140,6 +143,11 @@ pub struct PreflightOptions {
     /// Keep session scans in a cache file between processes (the addon does
     /// unless this is `false`).
     pub persistent_cache: Option<bool>,
+    /// When the spawn runs in a git worktree of its own (default `"busy"`:
+    /// when its repository is busy; `"always"`: every spawn into a git
+    /// repository; `"off"`: never, the busy guard decides).
+    #[napi(ts_type = "'busy' | 'always' | 'off'")]
+    pub isolation: Option<String>,
 }
 
 /// The parameters to patch into the spawn.
@@ -149,6 +157,28 @@ pub struct SpawnParamsPatch {
     pub task: Option<String>,
     /// The session to resume.
     pub resume_session_id: Option<String>,
+    /// The `cwd` to run in: the spawn's worktree root joined with the
+    /// subfolder the spawn named, when it is isolated.
+    pub cwd: Option<String>,
+}
+
+/// The git worktree a spawn was isolated into, and why.
+#[napi(object)]
+pub struct SpawnIsolation {
+    /// The worktree's root, `<repo>/.claude/worktrees/spawn-<nonce>`.
+    pub worktree_path: String,
+    /// Its branch, `worktree-spawn-<nonce>`.
+    pub branch: String,
+    /// The commit it starts from: the repository's `HEAD` when it was made.
+    pub base_commit: String,
+    /// The main working tree's root.
+    pub repo_path: String,
+    /// Where the spawn's `cwd` lies below the repository root (absent: at it).
+    pub subfolder: Option<String>,
+    /// The session editing the main working tree, when found by id.
+    pub busy_session_id: Option<String>,
+    /// Why, in a sentence.
+    pub reason: String,
 }
 
 /// A Claude Code session running in the repository.
@@ -196,6 +226,12 @@ pub struct PreflightResult {
     /// The slim of the resumed session's transcript (`slim_over_bytes`), when
     /// it was over the threshold.
     pub resume_slim: Option<ResumeSlim>,
+    /// The worktree the spawn was isolated into, and why.
+    pub isolation: Option<SpawnIsolation>,
+    /// The full id of the repository's `HEAD` commit when the spawn was let
+    /// through (the worktree's base when isolated), by which its commits
+    /// are found later.
+    pub base_commit: Option<String>,
 }
 
 /// What the continuation did about a large transcript before resuming it.
@@ -258,6 +294,7 @@ impl From<InFlightSpawn> for spawns::InFlightSpawn {
                 .filter(|ms| ms.is_finite() && *ms >= 0.0)
                 .map(|ms| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64)),
             started: s.started.unwrap_or(d.started),
+            nonce: s.nonce.filter(|n| !n.is_empty()),
         }
     }
 }
@@ -331,6 +368,10 @@ impl TryFrom<PreflightOptions> for pf::PreflightOptions {
                 .filter(|n| !n.is_empty())
                 .unwrap_or_else(pf::new_nonce),
             persistent_cache: PersistentCache::unless_turned_off(o.persistent_cache),
+            isolation: o
+                .isolation
+                .as_deref()
+                .map_or(Ok(d.isolation), pf::Isolation::parse)?,
         })
     }
 }
@@ -357,10 +398,11 @@ pub fn preflight_spawn(
 
 impl From<pf::PreflightOutcome> for PreflightResult {
     fn from(o: pf::PreflightOutcome) -> Self {
-        let params =
-            (o.task.is_some() || o.resume_session_id.is_some()).then_some(SpawnParamsPatch {
+        let params = (o.task.is_some() || o.resume_session_id.is_some() || o.cwd.is_some())
+            .then_some(SpawnParamsPatch {
                 task: o.task,
                 resume_session_id: o.resume_session_id,
+                cwd: o.cwd,
             });
         PreflightResult {
             decision: o.decision.as_str().into(),
@@ -380,6 +422,16 @@ impl From<pf::PreflightOutcome> for PreflightResult {
             prior_session_id: o.prior_session_id,
             nonce: o.nonce,
             resume_slim: o.resume_slim.map(Into::into),
+            isolation: o.isolation.map(|i| SpawnIsolation {
+                worktree_path: i.worktree.worktree_path,
+                branch: i.worktree.branch,
+                base_commit: i.worktree.base_commit,
+                repo_path: i.worktree.repo_path,
+                subfolder: Some(i.worktree.subfolder).filter(|s| !s.is_empty()),
+                busy_session_id: i.busy_session_id,
+                reason: i.reason,
+            }),
+            base_commit: o.base_commit,
         }
     }
 }
@@ -433,6 +485,18 @@ pub struct SpawnRecord {
     /// How it ended: the host's outcome (`"ok"`, `"error"`, `"timeout"`,
     /// `"killed"`), or `"rejected"` when the host refused the spawn.
     pub outcome: Option<String>,
+    /// The full id of the repository's `HEAD` commit when the spawn was let
+    /// through (`PreflightResult.baseCommit`): its commits are those after it.
+    pub base_commit: Option<String>,
+    /// The git worktree the spawn was isolated into (its root).
+    pub worktree_path: Option<String>,
+    /// That worktree's branch.
+    pub worktree_branch: Option<String>,
+    /// That worktree was removed when the spawn finished (it held nothing).
+    pub worktree_removed: Option<bool>,
+    /// The spawn's last known state (`starting`, `running`, `waiting`,
+    /// `ended`, `failed`), as the host last saw it.
+    pub final_state: Option<String>,
 }
 
 impl From<SpawnRecord> for CoreRecord {
@@ -453,6 +517,11 @@ impl From<SpawnRecord> for CoreRecord {
             started_at: r.started_at,
             ended_at: r.ended_at,
             outcome: r.outcome,
+            base_commit: r.base_commit,
+            worktree_path: r.worktree_path,
+            worktree_branch: r.worktree_branch,
+            worktree_removed: r.worktree_removed,
+            final_state: r.final_state,
         }
     }
 }
@@ -475,6 +544,11 @@ impl From<CoreRecord> for SpawnRecord {
             started_at: r.started_at,
             ended_at: r.ended_at,
             outcome: r.outcome,
+            base_commit: r.base_commit,
+            worktree_path: r.worktree_path,
+            worktree_branch: r.worktree_branch,
+            worktree_removed: r.worktree_removed,
+            final_state: r.final_state,
         }
     }
 }

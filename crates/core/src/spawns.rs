@@ -6,10 +6,11 @@
 //! through, whether the host was seen starting it, its Claude Code session
 //! once learned, and that the host reported its end (such a spawn is no
 //! longer in flight). Whether a spawn in flight still counts as running is
-//! decided here ([`InFlightSpawn::state`]), and whether it makes its
-//! repository busy by the busy guard of the pre-flight
-//! (`preflight::busy`), which weighs a [`SpawnState::Learned`] spawn by what
-//! its session shows.
+//! decided here ([`InFlightSpawn::state`]), and what it is doing by what
+//! its session shows ([`InFlightSpawn::phase`]): the one state the busy
+//! guard of the pre-flight (`preflight::busy`) and the spawn outcomes
+//! (`spawn_outcome`) use. A spawn whose turn has ended makes no repository
+//! busy, also within its start grace.
 
 use std::time::{Duration, SystemTime};
 
@@ -33,6 +34,9 @@ pub struct InFlightSpawn {
     /// its transcript found (default true). One never seen starting stops
     /// counting once its start grace has passed.
     pub started: bool,
+    /// Its nonce (the `spawn=` pair of its origin marker), by which its
+    /// transcript is found before the host has learned its session.
+    pub nonce: Option<String>,
 }
 
 impl Default for InFlightSpawn {
@@ -44,6 +48,7 @@ impl Default for InFlightSpawn {
             child_session_key: None,
             started_at: None,
             started: true,
+            nonce: None,
         }
     }
 }
@@ -88,6 +93,83 @@ impl InFlightSpawn {
             SpawnState::Unlearned
         } else {
             SpawnState::Lapsed
+        }
+    }
+}
+
+/// What a spawn's Claude Code session shows, for [`InFlightSpawn::phase`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SessionSignals {
+    /// Its Claude Code process is alive (its liveness record).
+    pub live: bool,
+    /// Its transcript was written within the busy window.
+    pub written_recently: bool,
+    /// Its transcript's last turn has ended (a response that stopped for
+    /// another reason than a tool call), written since the spawn started:
+    /// the spawn has given its answer.
+    pub turn_ended: bool,
+}
+
+/// What a spawn is doing: the one state of a spawn, which the busy rule
+/// and the spawn outcomes use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpawnPhase {
+    /// Let through, its session not at work yet (within the start grace).
+    Starting,
+    /// Its session is at work on its turn.
+    Running,
+    /// Its turn has ended; its Claude Code process lives on, waiting for a
+    /// next prompt.
+    Waiting,
+    /// Its turn has ended and its process is gone, or the host reported
+    /// it ended.
+    Ended,
+    /// It never started, its session stopped mid-turn, or the host
+    /// reported it failed.
+    Failed,
+}
+
+impl SpawnPhase {
+    /// The name the binding reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpawnPhase::Starting => "starting",
+            SpawnPhase::Running => "running",
+            SpawnPhase::Waiting => "waiting",
+            SpawnPhase::Ended => "ended",
+            SpawnPhase::Failed => "failed",
+        }
+    }
+
+    /// Whether a spawn in this phase makes its repository busy.
+    pub fn is_busy(self) -> bool {
+        matches!(self, SpawnPhase::Starting | SpawnPhase::Running)
+    }
+}
+
+impl InFlightSpawn {
+    /// What the spawn is doing at `now`: its turn ended since it started,
+    /// it waits (process alive) or has ended, whatever its age; else its
+    /// [`state`](InFlightSpawn::state) decides, a learned session counting
+    /// as running while it shows it runs.
+    pub fn phase(
+        &self,
+        now: SystemTime,
+        policy: &SpawnPolicy,
+        session: SessionSignals,
+    ) -> SpawnPhase {
+        if session.turn_ended {
+            return if session.live {
+                SpawnPhase::Waiting
+            } else {
+                SpawnPhase::Ended
+            };
+        }
+        match self.state(now, policy) {
+            SpawnState::Starting => SpawnPhase::Starting,
+            SpawnState::Unlearned => SpawnPhase::Running,
+            SpawnState::Learned if session.live || session.written_recently => SpawnPhase::Running,
+            SpawnState::Learned | SpawnState::Lapsed => SpawnPhase::Failed,
         }
     }
 }
@@ -191,6 +273,31 @@ mod tests {
         let (mut s, now) = spawn(None, true, true);
         s.started_at = Some(now + Duration::from_secs(3600));
         assert_eq!(s.state(now, &SPAWN_POLICY), SpawnState::Starting);
+    }
+
+    #[test]
+    fn a_spawn_whose_turn_ended_is_not_busy_even_within_its_start_grace() {
+        let (s, now) = spawn(Some(Duration::ZERO), true, true);
+        let ended = SessionSignals {
+            turn_ended: true,
+            ..Default::default()
+        };
+        assert_eq!(s.phase(now, &SPAWN_POLICY, ended), SpawnPhase::Ended);
+        let waiting = SessionSignals {
+            live: true,
+            ..ended
+        };
+        assert_eq!(s.phase(now, &SPAWN_POLICY, waiting), SpawnPhase::Waiting);
+        assert!(!SpawnPhase::Waiting.is_busy() && !SpawnPhase::Ended.is_busy());
+        let quiet = SessionSignals::default();
+        assert_eq!(s.phase(now, &SPAWN_POLICY, quiet), SpawnPhase::Starting);
+        let later = now + SPAWN_POLICY.start_grace;
+        assert_eq!(s.phase(later, &SPAWN_POLICY, quiet), SpawnPhase::Failed);
+        let at_work = SessionSignals {
+            live: true,
+            ..quiet
+        };
+        assert_eq!(s.phase(later, &SPAWN_POLICY, at_work), SpawnPhase::Running);
     }
 
     #[test]

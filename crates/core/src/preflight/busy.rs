@@ -3,9 +3,11 @@
 //!
 //! Three signals, strongest first:
 //! 1. a spawn of this gateway in flight there, as the host reports it and
-//!    as its state makes it ([`InFlightSpawn::state`]): starting or not
-//!    learned yet, it counts on the host's word; with its session known, only
-//!    while that session shows it runs (signals 2 and 3 for that session);
+//!    as its phase makes it ([`InFlightSpawn::phase`]): one whose turn has
+//!    ended (its answer given) never counts, also within its start grace;
+//!    else starting or not learned yet, it counts on the host's word; with
+//!    its session known, only while that session shows it runs (signals 2
+//!    and 3 for that session);
 //! 2. a Claude Code process whose liveness record puts it in the repository
 //!    (its `cwd` there, or one of the repository's sessions; the records
 //!    themselves are read by [`crate::claude_code::liveness`]);
@@ -14,10 +16,12 @@
 //! Sessions the host reported ended count only by the first; sessions the
 //! caller exempts (idle ones the spawn may resume) by none.
 
+use super::find::find_spawned_session;
+use crate::claude_code::layout::session_files::find_transcript;
 use crate::claude_code::liveness::running_sessions;
-use crate::claude_code::DiscoveredSession;
-use crate::repo_path::RepoPath;
-use crate::spawns::{InFlightSpawn, SpawnState, SPAWN_POLICY};
+use crate::claude_code::{DiscoveredSession, ScanCache};
+use crate::repo_path::resolve_lexically;
+use crate::spawns::{InFlightSpawn, SessionSignals, SpawnPhase, SPAWN_POLICY};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -53,11 +57,16 @@ impl RunningSession {
     }
 }
 
+/// Whether `dir` lies in the repository `repo` (is it, or below it).
+pub fn lies_in(dir: &str, repo: &Path) -> bool {
+    resolve_lexically(dir).starts_with(repo)
+}
+
 /// One repository's busy check: the repository, its sessions and what the
 /// host knows.
 pub struct BusyCheck<'a> {
     /// The repository root, resolved.
-    pub repo: &'a RepoPath,
+    pub repo: &'a Path,
     /// Claude Code's config root, where the liveness records are.
     pub claude_dir: &'a Path,
     /// The repository's sessions, as discovery found them.
@@ -68,6 +77,21 @@ pub struct BusyCheck<'a> {
     pub finished_session_ids: &'a [String],
     /// A transcript written this recently counts as a running session.
     pub busy_window: Duration,
+    /// The scans of transcripts, for whether a spawn's turn has ended.
+    pub cache: &'a ScanCache,
+}
+
+/// Whether the transcript at `path` shows its last turn ended, written at
+/// or after `since` (the turn is the spawn's, not an earlier one of a
+/// session it resumed).
+pub fn turn_ended_since(cache: &ScanCache, path: &Path, since: Option<SystemTime>) -> bool {
+    let written = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let after = match (since, written) {
+        (Some(since), Some(at)) => at >= since,
+        (None, Some(_)) => true,
+        (_, None) => false,
+    };
+    after && cache.scan(path).facts.turn_ended == Some(true)
 }
 
 impl BusyCheck<'_> {
@@ -92,26 +116,59 @@ impl BusyCheck<'_> {
                     .iter()
                     .any(|d| d.session_id == id && written_recently(d))
         };
-        let spawn_running = |s: &InFlightSpawn| match s.state(now, &SPAWN_POLICY) {
-            SpawnState::Starting | SpawnState::Unlearned => true,
-            SpawnState::Learned => s.claude_session_id.as_deref().is_some_and(shows_running),
-            SpawnState::Lapsed => false,
-        };
-        if let Some(s) = self.in_flight.iter().find(|s| {
-            (self.repo.holds(s.repo_path.as_deref().unwrap_or(&s.cwd)) || self.repo.holds(&s.cwd))
-                && !s.claude_session_id.as_deref().is_some_and(exempt)
-                && spawn_running(s)
-        }) {
-            return Some(RunningSession {
-                session_id: s.claude_session_id.clone(),
-                child_session_key: s.child_session_key.clone(),
-                signal: "spawn",
+        // Each spawn of the repository with its session and phase.
+        let phase = |s: &InFlightSpawn| {
+            // Its session: as the host learned it, else by its nonce.
+            let id = s.claude_session_id.clone().or_else(|| {
+                let since = s.started_at.map(|t| t - SPAWN_POLICY.lookup_slack);
+                s.nonce
+                    .as_deref()
+                    .and_then(|n| find_spawned_session(self.claude_dir, &s.cwd, n, since))
             });
+            let signals = id.as_deref().map_or(SessionSignals::default(), |id| {
+                let path = self
+                    .sessions
+                    .iter()
+                    .find(|d| d.session_id == id)
+                    .and_then(|d| d.transcript_path.as_deref().map(std::path::PathBuf::from))
+                    .or_else(|| find_transcript(self.claude_dir, Path::new(&s.cwd), id));
+                SessionSignals {
+                    live: live.iter().any(|l| l.session_id == id),
+                    written_recently: shows_running(id),
+                    turn_ended: path
+                        .is_some_and(|p| turn_ended_since(self.cache, &p, s.started_at)),
+                }
+            });
+            (id, s.phase(now, &SPAWN_POLICY, signals))
+        };
+        // Sessions of spawns that have given their answer: their process
+        // and last writes are no sign of work either.
+        let mut answered: Vec<String> = Vec::new();
+        for s in self.in_flight.iter().filter(|s| {
+            (lies_in(s.repo_path.as_deref().unwrap_or(&s.cwd), self.repo)
+                || lies_in(&s.cwd, self.repo))
+                && !s.claude_session_id.as_deref().is_some_and(exempt)
+        }) {
+            match phase(s) {
+                (_, p) if p.is_busy() => {
+                    return Some(RunningSession {
+                        session_id: s.claude_session_id.clone(),
+                        child_session_key: s.child_session_key.clone(),
+                        signal: "spawn",
+                    })
+                }
+                (Some(id), SpawnPhase::Waiting | SpawnPhase::Ended) => answered.push(id),
+                _ => {}
+            }
         }
-        let finished = |id: &str| self.finished_session_ids.iter().any(|f| f == id) || exempt(id);
+        let finished = |id: &str| {
+            self.finished_session_ids.iter().any(|f| f == id)
+                || answered.iter().any(|a| a == id)
+                || exempt(id)
+        };
         if let Some(live) = live.into_iter().find(|l| {
             !finished(&l.session_id)
-                && (l.cwd.as_deref().is_some_and(|cwd| self.repo.holds(cwd))
+                && (l.cwd.as_deref().is_some_and(|cwd| lies_in(cwd, self.repo))
                     || self.sessions.iter().any(|s| s.session_id == l.session_id))
         }) {
             return Some(RunningSession {

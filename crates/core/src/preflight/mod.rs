@@ -7,6 +7,9 @@
 //!   explicit `resumeSessionId` still has its transcript. Each guard
 //!   blocks with a reason that tells the model what to do instead, or
 //!   only warns, or is off;
+//! - isolates a spawn into a busy git repository: it runs in a worktree
+//!   of its own, its `cwd` rewritten there ([`isolation`]); the busy guard
+//!   decides only when that cannot be done;
 //! - picks a session to continue: one the host can still resume for this
 //!   requester (given by the caller) that the selection's score picks for
 //!   the task becomes the `resumeSessionId`; else an earlier session of
@@ -23,10 +26,12 @@ pub mod briefing;
 pub mod budget;
 pub mod busy;
 mod find;
+pub mod isolation;
 pub mod resume_slim;
 
 pub use busy::RunningSession;
 pub use find::find_spawned_session;
+pub use isolation::{Isolation, SpawnIsolation};
 pub use resume_slim::ResumeSlim;
 
 use crate::claude_code::layout::paths::claude_config_dir;
@@ -168,6 +173,10 @@ pub struct PreflightOptions {
     /// Keep session scans in a cache file between processes (the addon does
     /// unless this is `false`).
     pub persistent_cache: crate::claude_code::PersistentCache,
+    /// When the spawn runs in a git worktree of its own (default `"busy"`:
+    /// when its repository is busy; `"always"`: every spawn into a git
+    /// repository; `"off"`: never, the busy guard decides).
+    pub isolation: Isolation,
 }
 
 /// Earlier sessions weighed for the briefing's context: the most recent
@@ -199,6 +208,7 @@ impl Default for PreflightOptions {
             budget: None,
             nonce: String::new(),
             persistent_cache: Default::default(),
+            isolation: Isolation::default(),
         }
     }
 }
@@ -260,6 +270,15 @@ pub struct PreflightOutcome {
     /// The slim of the resumed session's transcript (`slim_over_bytes`), when
     /// it was over the threshold.
     pub resume_slim: Option<ResumeSlim>,
+    /// The `cwd` to set (absent: unchanged): in the spawn's worktree when
+    /// it is isolated.
+    pub cwd: Option<String>,
+    /// The worktree the spawn was isolated into, and why.
+    pub isolation: Option<SpawnIsolation>,
+    /// The full id of the repository's `HEAD` commit when the spawn was let
+    /// through (the worktree's base when isolated), by which its commits
+    /// are found later.
+    pub base_commit: Option<String>,
 }
 
 impl PreflightOutcome {
@@ -278,6 +297,9 @@ impl PreflightOutcome {
             running: None,
             prior_session_id: None,
             resume_slim: None,
+            cwd: None,
+            isolation: None,
+            base_commit: None,
         }
     }
 
@@ -468,7 +490,8 @@ fn decide(
     // A session running in the repository now. One this spawn may resume
     // that sits idle does not count: a persistent spawn keeps its process
     // alive between tasks, and resuming it is the point.
-    if opts.guards.busy != GuardMode::Off {
+    let mut running = None;
+    if opts.guards.busy != GuardMode::Off || opts.isolation != Isolation::Off {
         let exempt = |id: &str| may_resume(id) && idle(id);
         let check = BusyCheck {
             repo: &repo,
@@ -477,22 +500,61 @@ fn decide(
             in_flight: &opts.in_flight,
             finished_session_ids: &opts.finished_session_ids,
             busy_window: opts.busy_window,
+            cache: cache.scans(),
         };
-        if let Some(running) = check.running(&exempt) {
-            let who = running.describe();
-            let reason = format!(
-                "Claude Code is already working in {}: {who}. Two Claude Code sessions editing one working tree overwrite each other's changes. Wait until it has finished (its result is announced to you), or spawn in another repository or git worktree.",
-                status.repo.path
-            );
-            if let Some(mut blocked) =
-                apply(opts.guards.busy, "busy", reason, &mut warnings, &mut warned)
-            {
-                blocked.running = Some(running);
-                blocked.repo_path = Some(status.repo.path.clone());
-                return Ok(blocked);
+        running = check.running(&exempt);
+    }
+    // A busy git repository, or any with isolation `always`: the spawn
+    // gets a worktree of its own. One that cannot be made leaves the
+    // decision to the busy guard, with the reason.
+    let mut isolated = None;
+    let mut not_isolated = None;
+    let wants_worktree = match opts.isolation {
+        Isolation::Busy => running.is_some(),
+        Isolation::Always => true,
+        Isolation::Off => false,
+    };
+    if wants_worktree && status.repo.is_git_repo {
+        let deadline = opts
+            .budget
+            .map_or(started + crate::worktree::DEFAULT_TIMEOUT, |b| started + b);
+        match isolation::isolate(cwd_path, &opts.nonce, running.as_ref(), deadline) {
+            Ok(iso) => isolated = Some(iso),
+            Err(e) => {
+                not_isolated = Some(format!(
+                    " It could not run in a git worktree of its own: {}.",
+                    e.message
+                ))
             }
         }
+    } else if wants_worktree && running.is_some() {
+        not_isolated = Some(
+            " It is not a git repository, so the spawn cannot run in a worktree of its own."
+                .to_owned(),
+        );
     }
+    if let Some(running) = running
+        .clone()
+        .filter(|_| isolated.is_none() && opts.guards.busy != GuardMode::Off)
+    {
+        let who = running.describe();
+        let reason = format!(
+            "Claude Code is already working in {}: {who}. Two Claude Code sessions editing one working tree overwrite each other's changes. Wait until it has finished (its result is announced to you), or spawn in another repository or git worktree.{}",
+            status.repo.path,
+            not_isolated.as_deref().unwrap_or("")
+        );
+        if let Some(mut blocked) =
+            apply(opts.guards.busy, "busy", reason, &mut warnings, &mut warned)
+        {
+            blocked.running = Some(running);
+            blocked.repo_path = Some(status.repo.path.clone());
+            return Ok(blocked);
+        }
+    }
+    let base_commit = match &isolated {
+        Some(iso) => Some(iso.worktree.base_commit.clone()),
+        None => isolation::head_commit(&repo),
+    };
 
     // Continuation.
     let now = chrono::Utc::now();
@@ -543,6 +605,11 @@ fn decide(
         if let Some(line) = resume_slim.as_ref().and_then(|r| r.briefing_line.clone()) {
             lines.insert(lines.len().min(3), line);
         }
+        if let Some(iso) = &isolated {
+            // Right after the opening, so that a cut briefing keeps them.
+            let at = lines.len().min(3);
+            lines.splice(at..at, isolation::isolation_lines(iso, &status));
+        }
         bounded(&lines, opts.briefing_max_chars)
     } else {
         (marker_briefing(&marker), false)
@@ -563,7 +630,15 @@ fn decide(
         ""
     } else {
         " (its working tree's status not read in time)"
-    };
+    } + &isolated
+        .as_ref()
+        .map(|i| {
+            format!(
+                "; isolated in worktree {} on branch {}",
+                i.worktree.worktree_path, i.worktree.branch
+            )
+        })
+        .unwrap_or_default();
     Ok(PreflightOutcome {
         task: Some(task_with_briefing(&req.task, &briefing)),
         resume_session_id: resume,
@@ -574,6 +649,10 @@ fn decide(
         repo_path: Some(status.repo.path.clone()),
         prior_session_id: prior.map(|p| p.session.session_id.clone()),
         resume_slim,
+        cwd: isolated.as_ref().map(|i| i.worktree.cwd.clone()),
+        running: running.filter(|_| isolated.is_some()),
+        isolation: isolated,
+        base_commit,
         ..PreflightOutcome::new(decision, reason)
     })
 }

@@ -10,8 +10,8 @@
 use super::git::{failed, git};
 use super::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
 use crate::claude_code::liveness::running_sessions;
-use crate::claude_code::paths::resolve_lexically;
 use crate::error::Result;
+use crate::repo_path::resolve_lexically;
 use crate::spawns::SPAWN_POLICY;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -233,7 +233,7 @@ pub fn prune_spawn_worktrees(
     deadline: Instant,
 ) -> Result<Vec<SpawnWorktree>> {
     let claude_dir =
-        crate::claude_code::paths::claude_config_dir(options.claude_config_dir.as_deref());
+        crate::claude_code::layout::paths::claude_config_dir(options.claude_config_dir.as_deref());
     let main = main_tree(repo, deadline)?;
     let wanted: Vec<PathBuf> = options.paths.iter().map(|p| resolve_lexically(p)).collect();
     let mut chosen: Vec<SpawnWorktree> = list_spawn_worktrees(&main, &claude_dir, deadline)?

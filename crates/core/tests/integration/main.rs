@@ -25,11 +25,13 @@ mod repo_folders; // which project folders hold a repository's sessions
 
 // Project status, the spawn pre-flight, selection and resume.
 mod preflight; // the spawn pre-flight on real git repositories and transcripts
+mod preflight_isolation; // a spawn into a busy repository in a worktree of its own
 mod preflight_slim; // the continuation slimming a large transcript before resuming it
 mod project_status_git; // every git field of the briefing against the git CLI
 mod relevance_eval; // how well the offline fallbacks rank related sessions
 mod resume_pins; // pins, epochs, retirement and every resume guard
-mod selection_scoring; // every constant and branch of the score
+mod selection_scoring;
+mod spawn_worktrees; // spawn worktrees made, every fault undone, finished, listed, pruned // every constant and branch of the score
 
 // OpenClaw's transcripts, the cleaner and the handoff.
 mod handoff_patterns; // pattern detection on labelled messages

@@ -8,8 +8,8 @@ use session_intel_core::claude_code::{
     DiscoverOptions, DiscoveredSession, DiscoveryCache, PersistentCache, SessionSource,
 };
 use session_intel_core::preflight::{
-    find_spawned_session, preflight_spawn, Decision, GuardMode, PreflightOptions, PreflightOutcome,
-    ResumableSession, SpawnRequest,
+    find_spawned_session, preflight_spawn, Decision, GuardMode, Isolation, PreflightOptions,
+    PreflightOutcome, ResumableSession, SpawnRequest,
 };
 use session_intel_core::spawns::{InFlightSpawn, SPAWN_POLICY};
 use std::fs;
@@ -70,6 +70,8 @@ impl World {
             registry_root: Some(self.state.clone()),
             nonce: "n0nce0000000001".into(),
             persistent_cache: PersistentCache::Off,
+            // The busy guard's own tests; isolation has its own below.
+            isolation: Isolation::Off,
             ..PreflightOptions::default()
         }
     }
@@ -313,6 +315,56 @@ fn a_cwd_that_is_not_a_folder_is_blocked_naming_the_path() {
     }
 }
 
+/// Adds a prompt to the transcript at `path`: its session is at work on a
+/// new turn.
+fn at_work(path: &Path) {
+    let line = serde_json::json!({
+        "type": "user", "sessionId": "x", "timestamp": "2026-11-27T07:03:00.000Z",
+        "uuid": "00000000-0000-0000-0000-000000000300",
+        "message": {"role": "user", "content": "And the tax too"}
+    });
+    let mut text = fs::read_to_string(path).unwrap();
+    text.push_str(&format!("{line}\n"));
+    fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_spawn_that_has_given_its_answer_never_makes_its_repository_busy() {
+    let w = World::new();
+    let mut opts = w.options();
+    let started = SystemTime::now() - Duration::from_secs(3);
+    opts.in_flight = vec![InFlightSpawn {
+        cwd: w.repo.to_string_lossy().into_owned(),
+        started_at: Some(started),
+        nonce: Some("quick0000000001".into()),
+        ..InFlightSpawn::default()
+    }];
+    // Within its start grace, its session not learned yet: busy.
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    // It answered a second ago (found by its nonce, the host has not
+    // learned its session yet): neither the spawn nor its fresh write
+    // makes the repository busy.
+    w.session(
+        &w.repo,
+        A,
+        "Add tax\n\n---\n[openclaw:agent=main,spawn=quick0000000001]",
+        &[],
+        Duration::from_secs(1),
+    );
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    // Learned, the same.
+    opts.in_flight[0].claude_session_id = Some(A.into());
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    // An ended turn from before the spawn started (a session it resumes,
+    // not at work on the new prompt yet) is not its answer.
+    opts.in_flight[0].started_at = Some(SystemTime::now() + Duration::from_secs(1));
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+}
+
 #[test]
 fn a_running_session_blocks_its_repository_and_only_its_repository() {
     let w = World::new();
@@ -325,6 +377,7 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
         child_session_key: Some("agent:claude:acp:1234".into()),
         started_at: None,
         started: true,
+        nonce: None,
     }];
     let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
     assert_eq!(out.decision, Decision::Block);
@@ -349,8 +402,10 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
     opts.in_flight[0].started_at = Some(long_ago);
     let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
     assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
-    // ...and its transcript written seconds ago shows it still runs.
+    // ...and its transcript written seconds ago, its turn not ended, shows
+    // it still runs.
     let written = w.session(&w.repo, A, "Add tax", &[], Duration::from_secs(1));
+    at_work(&written);
     let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
     assert_eq!(out.guard, Some("busy"), "{}", out.reason);
     assert_eq!(out.running.unwrap().signal, "spawn");

@@ -65,11 +65,23 @@ pub struct SpawnRecord {
     /// How it ended: the host's outcome (`"ok"`, `"error"`, `"timeout"`,
     /// `"killed"`), or `"rejected"` when the host refused the spawn.
     pub outcome: Option<String>,
+    /// The full id of the repository's `HEAD` commit when the spawn was let
+    /// through (`PreflightResult.baseCommit`): its commits are those after it.
+    pub base_commit: Option<String>,
+    /// The git worktree the spawn was isolated into (its root).
+    pub worktree_path: Option<String>,
+    /// That worktree's branch.
+    pub worktree_branch: Option<String>,
+    /// That worktree was removed when the spawn finished (it held nothing).
+    pub worktree_removed: Option<bool>,
+    /// The spawn's last known state (`starting`, `running`, `waiting`,
+    /// `ended`, `failed`), as the host last saw it.
+    pub final_state: Option<String>,
 }
 
 /// The JSON key of each optional string field, with its accessor.
 type StrField = (&'static str, fn(&SpawnRecord) -> &Option<String>);
-const STRING_FIELDS: [StrField; 13] = [
+const STRING_FIELDS: [StrField; 17] = [
     ("claudeSessionId", |r| &r.claude_session_id),
     ("childSessionKey", |r| &r.child_session_key),
     ("requesterSessionKey", |r| &r.requester_session_key),
@@ -83,6 +95,10 @@ const STRING_FIELDS: [StrField; 13] = [
     ("startedAt", |r| &r.started_at),
     ("endedAt", |r| &r.ended_at),
     ("outcome", |r| &r.outcome),
+    ("baseCommit", |r| &r.base_commit),
+    ("worktreePath", |r| &r.worktree_path),
+    ("worktreeBranch", |r| &r.worktree_branch),
+    ("finalState", |r| &r.final_state),
 ];
 
 impl SpawnRecord {
@@ -105,6 +121,11 @@ impl SpawnRecord {
             started_at: s("startedAt"),
             ended_at: s("endedAt"),
             outcome: s("outcome"),
+            base_commit: s("baseCommit"),
+            worktree_path: s("worktreePath"),
+            worktree_branch: s("worktreeBranch"),
+            worktree_removed: v.get("worktreeRemoved").and_then(Value::as_bool),
+            final_state: s("finalState"),
         }
     }
 
@@ -117,6 +138,9 @@ impl SpawnRecord {
         }
         if let Some(b) = self.resumed {
             entry.insert("resumed".into(), b.into());
+        }
+        if let Some(b) = self.worktree_removed {
+            entry.insert("worktreeRemoved".into(), b.into());
         }
     }
 }
@@ -339,12 +363,32 @@ mod tests {
                 &SpawnRecord {
                     claude_session_id: Some("11111111-2222-3333-4444-555555555555".into()),
                     outcome: Some("ok".into()),
+                    base_commit: Some("0123abcd".into()),
+                    worktree_path: Some("/r/.claude/worktrees/spawn-n1".into()),
+                    worktree_branch: Some("worktree-spawn-n1".into()),
+                    worktree_removed: Some(false),
+                    final_state: Some("ended".into()),
                     ..record("n1")
                 },
             )
             .unwrap();
         assert_eq!(stored.task.as_deref(), Some("Fix the cart"));
         assert_eq!(stored.outcome.as_deref(), Some("ok"));
+        assert_eq!(stored.base_commit.as_deref(), Some("0123abcd"));
+        assert_eq!(stored.worktree_branch.as_deref(), Some("worktree-spawn-n1"));
+        assert_eq!(stored.worktree_removed, Some(false));
+        assert_eq!(stored.final_state.as_deref(), Some("ended"));
+        let again = log
+            .update(
+                "main",
+                &SpawnRecord {
+                    worktree_removed: Some(true),
+                    ..record("n1")
+                },
+            )
+            .unwrap();
+        assert_eq!(again.worktree_removed, Some(true));
+        assert_eq!(again.worktree_path, stored.worktree_path);
         let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v["spawns"]["n1"]["future"], 7);
         assert_eq!(log.list_all().len(), 1);

@@ -10,9 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-#[allow(dead_code)]
-mod git_repo;
-use git_repo::*;
+use crate::util::git_repo::*;
 
 fn deadline() -> Instant {
     Instant::now() + DEFAULT_TIMEOUT
