@@ -2440,6 +2440,14 @@ export interface SlimStatistics {
  */
 export declare const SPAWN_POLICY: SpawnPolicy
 
+/** A commit a spawn made. */
+export interface SpawnCommit {
+  /** Its full id. */
+  hash: string
+  /** Its subject line. */
+  subject: string
+}
+
 /** The git worktree a spawn was isolated into, and why. */
 export interface SpawnIsolation {
   /** The worktree's root, `<repo>/.claude/worktrees/spawn-<nonce>`. */
@@ -2457,6 +2465,102 @@ export interface SpawnIsolation {
   /** Why, in a sentence. */
   reason: string
 }
+
+/** What one spawn did. */
+export interface SpawnOutcome {
+  /** The spawn's nonce. */
+  nonce: string
+  /** The agent that made it. */
+  agentId: string
+  /** The task as the model gave it. */
+  task?: string
+  /** The spawn's `label`. */
+  label?: string
+  /** The `cwd` it was asked to run in. */
+  cwd?: string
+  /** The repository root of that `cwd`. */
+  repoPath?: string
+  /** What it is doing or how it ended. */
+  state: 'starting' | 'running' | 'waiting' | 'ended' | 'failed'
+  /** Its Claude Code session id, once known. */
+  sessionId?: string
+  /** OpenClaw's child session key, when recorded. */
+  childSessionKey?: string
+  /** The requester session that made it, when recorded. */
+  requesterSessionKey?: string
+  /**
+   * The last assistant message of its transcript, cut to 4000 UTF-16
+   * units.
+   */
+  finalMessage?: string
+  /** Its turn has ended (its last message is a finished response). */
+  turnEnded: boolean
+  /**
+   * Files changed since its base commit: committed, uncommitted and
+   * untracked, relative to the worktree or repository root.
+   */
+  filesChanged: Array<string>
+  /** Commits made since its base commit, newest first. */
+  commits: Array<SpawnCommit>
+  /** The commit `HEAD` was at when it was let through. */
+  baseCommit?: string
+  /** Uncached input tokens billed for the spawn. */
+  inputTokens: number
+  /** Output tokens billed for the spawn. */
+  outputTokens: number
+  /** Input tokens read from the cache. */
+  cacheReadTokens: number
+  /** Input tokens written to the cache. */
+  cacheCreationTokens: number
+  /** What the spawn cost in US dollars, by the CLI's own accounting. */
+  costUsd?: number
+  /**
+   * The tokens and cost are the whole session's: the spawn resumed a
+   * session whose accounting before its prompt was not found.
+   */
+  sessionTotals: boolean
+  /** When it was let through (ISO-8601). */
+  startedAt?: string
+  /** When it ended: as the host reported, else its transcript's last line. */
+  endedAt?: string
+  /** From start to end, in milliseconds. */
+  durationMs?: number
+  /** Its worktree, when it was isolated, with what it holds now. */
+  worktree?: SpawnWorktree
+}
+
+/** Which spawns to read back; every field narrows the choice. */
+export interface SpawnOutcomeQuery {
+  /** Only spawns of this requesting agent (default: every agent's). */
+  agentId?: string
+  /** OpenClaw's state root (default: OpenClaw's own resolution). */
+  stateDir?: string
+  /** Claude Code's config root (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`). */
+  claudeConfigDir?: string
+  /** Only spawns into this repository (or a folder of it). */
+  repoPath?: string
+  /** Only spawns this requester session made. */
+  requesterSessionKey?: string
+  /** Only the spawn of this Claude Code session. */
+  sessionId?: string
+  /** Only the spawn of this OpenClaw child session. */
+  childSessionKey?: string
+  /** Only the spawn with this nonce. */
+  nonce?: string
+  /** At most this many, newest first (default 20). */
+  limit?: number
+}
+
+/**
+ * The spawns the query names, newest first, each read back from its
+ * spawn record, its Claude Code transcript (final message, tokens and cost
+ * billed for it), Claude Code's liveness records (its state) and git (its
+ * commits and changed files since its base commit, in its worktree when
+ * isolated): it works after OpenClaw has forgotten the spawn and after a
+ * gateway restart. Runs off the JavaScript thread; rejects with
+ * `E_INVALID_ARGUMENT` for a bad agent id.
+ */
+export declare function spawnOutcomes(query?: SpawnOutcomeQuery | undefined | null): Promise<Array<SpawnOutcome>>
 
 /** The parameters to patch into the spawn. */
 export interface SpawnParamsPatch {

@@ -890,6 +890,7 @@ module.exports.selectSession = nativeBinding.selectSession
 module.exports.sessionListToolPayload = nativeBinding.sessionListToolPayload
 module.exports.slimClaudeSession = nativeBinding.slimClaudeSession
 module.exports.SPAWN_POLICY = nativeBinding.SPAWN_POLICY
+module.exports.spawnOutcomes = nativeBinding.spawnOutcomes
 module.exports.transcriptInfo = nativeBinding.transcriptInfo
 module.exports.updateSessionStats = nativeBinding.updateSessionStats
 module.exports.validateHookRegistry = nativeBinding.validateHookRegistry

@@ -1,14 +1,15 @@
 // Isolation through the addon on real git repositories: a spawn into a busy
 // repository gets a worktree of its own (`preflightSpawn`'s `isolation`,
 // `params.cwd`), and the worktree's end (`finishSpawnWorktree`), listing
-// and pruning (`listSpawnWorktrees`, `pruneSpawnWorktrees`). The faults and
+// and pruning (`listSpawnWorktrees`, `pruneSpawnWorktrees`), and what a
+// spawn did (`spawnOutcomes`). The faults and
 // their clean-up are proven in crates/core/tests/spawn_worktrees.rs.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addon } from './support/helpers.mjs';
+import { addon, assistantLine, jsonl, userLine, uuid, writeSession } from './support/helpers.mjs';
 import { git, world } from './support/spawn-world.mjs';
 
 const options = (w, extra = {}) => ({ claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir, persistentCache: false, ...extra });
@@ -71,4 +72,29 @@ test('recordSpawn keeps the base commit and the worktree of a spawn', async () =
   assert.deepEqual([stored.baseCommit, stored.worktreePath, stored.worktreeBranch, stored.worktreeRemoved, stored.finalState], ['abc', '/r/.claude/worktrees/spawn-n1', 'worktree-spawn-n1', false, 'waiting']);
   const [again] = await addon.listSpawns('main', w.stateDir);
   assert.equal(again.worktreeRemoved, false);
+});
+
+test('spawnOutcomes: an isolated spawn read back from its record, transcript and worktree, newest first', async () => {
+  const w = world();
+  const inFlight = [{ cwd: w.repo, repoPath: w.repo }];
+  const r = await addon.preflightSpawn({ task: 'Add tax', cwd: w.repo }, options(w, { inFlight, nonce: 'feedc0de00000003' }));
+  const wt = r.isolation.worktreePath;
+  await addon.recordSpawn('main', { nonce: r.nonce, task: 'Add tax', cwd: w.repo, repoPath: w.repo, startedAt: new Date(Date.now() - 20_000).toISOString(), baseCommit: r.baseCommit, worktreePath: wt, worktreeBranch: r.isolation.branch, childSessionKey: 'agent:claude:acp:7' }, w.stateDir);
+  fs.writeFileSync(path.join(wt, 'tax.js'), 'export const tax = 1;\n');
+  git(wt, 'add', '.');
+  git(wt, 'commit', '-q', '-m', 'Add tax');
+  const id = uuid();
+  const answer = { ...assistantLine(id, 'msg_1', { input_tokens: 9, output_tokens: 4 }, { cwd: wt, timestamp: new Date().toISOString() }) };
+  answer.message = { ...answer.message, stop_reason: 'end_turn', content: [{ type: 'text', text: 'Tax added and committed.' }] };
+  writeSession(w.claudeConfigDir, wt, id, jsonl([userLine(id, r.params.task, { cwd: wt }), answer]));
+  const pending = addon.spawnOutcomes({ stateDir: w.stateDir, claudeConfigDir: w.claudeConfigDir, repoPath: w.repo });
+  assert.ok(pending instanceof Promise);
+  const [o] = await pending;
+  assert.deepEqual([o.nonce, o.state, o.sessionId, o.finalMessage, o.turnEnded], [r.nonce, 'ended', id, 'Tax added and committed.', true]);
+  assert.deepEqual(o.commits.map((c) => c.subject), ['Add tax']);
+  assert.deepEqual(o.filesChanged, ['tax.js']);
+  assert.deepEqual([o.inputTokens, o.outputTokens], [9, 4]);
+  assert.deepEqual([o.worktree.path, o.worktree.commitsAhead, o.worktree.removed], [wt, 1, false]);
+  assert.equal((await addon.spawnOutcomes({ stateDir: w.stateDir, claudeConfigDir: w.claudeConfigDir, childSessionKey: 'agent:claude:acp:8' })).length, 0);
+  await assert.rejects(addon.spawnOutcomes({ stateDir: w.stateDir, agentId: '../x' }), (e) => e.code === 'E_INVALID_ARGUMENT');
 });

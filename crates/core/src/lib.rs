@@ -24,6 +24,7 @@ pub mod repo_path;
 pub mod resume;
 pub mod selection;
 pub mod slim;
+pub mod spawn_outcome;
 pub mod spawns;
 pub mod switches;
 pub mod text;

@@ -149,9 +149,11 @@ impl SpawnPhase {
 
 impl InFlightSpawn {
     /// What the spawn is doing at `now`: its turn ended since it started,
-    /// it waits (process alive) or has ended, whatever its age; else its
-    /// [`state`](InFlightSpawn::state) decides, a learned session counting
-    /// as running while it shows it runs.
+    /// it waits (process alive) or has ended, whatever its age; its session
+    /// shows it at work (process alive, transcript just written), it runs;
+    /// else its [`state`](InFlightSpawn::state) decides: starting, running
+    /// while its session is looked for, else failed (its session stopped
+    /// mid-turn, or never started).
     pub fn phase(
         &self,
         now: SystemTime,
@@ -165,10 +167,12 @@ impl InFlightSpawn {
                 SpawnPhase::Ended
             };
         }
+        if session.live || session.written_recently {
+            return SpawnPhase::Running;
+        }
         match self.state(now, policy) {
             SpawnState::Starting => SpawnPhase::Starting,
             SpawnState::Unlearned => SpawnPhase::Running,
-            SpawnState::Learned if session.live || session.written_recently => SpawnPhase::Running,
             SpawnState::Learned | SpawnState::Lapsed => SpawnPhase::Failed,
         }
     }
