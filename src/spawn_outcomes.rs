@@ -4,7 +4,7 @@ use crate::error::CoreTask;
 use crate::worktrees::SpawnWorktree;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use session_intel_core::claude_code::ScanCache;
+use session_intel_core::claude_code::DiscoveryCache;
 use session_intel_core::spawn_outcome as so;
 use std::path::PathBuf;
 
@@ -163,7 +163,7 @@ pub fn spawn_outcomes(
         limit: q.limit.map(|n| n as usize),
     };
     AsyncTask::new(CoreTask::new(
-        move || so::spawn_outcomes(&q, ScanCache::global()),
+        move || so::spawn_outcomes(&q, DiscoveryCache::global().scans()),
         |v| v.into_iter().map(Into::into).collect(),
     ))
 }

@@ -11,17 +11,18 @@
 //! the spawn's base commit, in its worktree when it was isolated, else in
 //! the repository it ran in (where they may include work of others).
 
-use crate::claude_code::discovery::find_transcript;
+use crate::claude_code::fold::transcript::{parse_uuid, TranscriptFacts};
+use crate::claude_code::fold::usage::Usage;
+use crate::claude_code::layout::paths::claude_config_dir;
+use crate::claude_code::layout::session_files::find_transcript;
 use crate::claude_code::liveness::running_sessions;
-use crate::claude_code::paths::{claude_config_dir, resolve_lexically};
-use crate::claude_code::spawn_record::{SpawnLog, SpawnRecord};
-use crate::claude_code::transcript::{parse_uuid, TranscriptFacts};
-use crate::claude_code::usage::Usage;
+use crate::claude_code::records::spawn_record::{SpawnLog, SpawnRecord};
 use crate::claude_code::ScanCache;
 use crate::error::Result;
 use crate::openclaw::state_dir::resolve_state_dir;
 use crate::preflight::busy::{lies_in, turn_ended_since};
 use crate::preflight::find_spawned_session;
+use crate::repo_path::resolve_lexically;
 use crate::spawns::{InFlightSpawn, SessionSignals, SpawnPhase, SPAWN_POLICY};
 use crate::text::truncate_utf16;
 use crate::worktree::git::git;

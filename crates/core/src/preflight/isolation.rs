@@ -74,8 +74,9 @@ pub fn isolate(
     running: Option<&RunningSession>,
     deadline: Instant,
 ) -> Result<SpawnIsolation> {
+    // Without a nonce, the first free `spawn-N`.
     let name = if nonce.is_empty() {
-        format!("spawn-{}", super::new_nonce())
+        "spawn".to_owned()
     } else {
         format!("spawn-{nonce}")
     };

@@ -7,7 +7,7 @@
 //! `.git/worktrees` entry and no `info/exclude` change is left behind.
 
 use super::git::{failed, git};
-use super::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
+use super::layout::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::write_atomic;
 use std::fs;

@@ -8,7 +8,7 @@
 //! that a change made between the look and the removal still stops it.
 
 use super::git::{failed, git};
-use super::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
+use super::layout::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
 use crate::claude_code::liveness::running_sessions;
 use crate::error::Result;
 use crate::repo_path::resolve_lexically;

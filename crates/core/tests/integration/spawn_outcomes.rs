@@ -3,8 +3,8 @@
 //! with the git CLI.
 
 use serde_json::json;
-use session_intel_core::claude_code::paths::full_slug;
-use session_intel_core::claude_code::spawn_record::{SpawnLog, SpawnRecord};
+use session_intel_core::claude_code::layout::paths::full_slug;
+use session_intel_core::claude_code::records::spawn_record::{SpawnLog, SpawnRecord};
 use session_intel_core::claude_code::ScanCache;
 use session_intel_core::spawn_outcome::{spawn_outcomes, SpawnOutcomeQuery};
 use session_intel_core::spawns::SpawnPhase;
@@ -13,9 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-#[allow(dead_code)]
-mod git_repo;
-use git_repo::*;
+use crate::util::git_repo::*;
 
 const ID: &str = "bbbbbbbb-1111-2222-3333-444444444444";
 const EARLIER: &str = "cccccccc-1111-2222-3333-444444444444";
