@@ -14,7 +14,9 @@
 //! 3. a transcript of the repository written within the busy window.
 //!
 //! Sessions the host reported ended count only by the first; sessions the
-//! caller exempts (idle ones the spawn may resume) by none.
+//! caller exempts (idle ones the spawn may resume) by none; and work in a
+//! worktree of the repository under `.claude/worktrees/` (an isolated
+//! spawn's) by none: it does not edit the main tree.
 
 use super::find::find_spawned_session;
 use crate::claude_code::layout::session_files::find_transcript;
@@ -22,6 +24,7 @@ use crate::claude_code::liveness::running_sessions;
 use crate::claude_code::{DiscoveredSession, ScanCache};
 use crate::repo_path::resolve_lexically;
 use crate::spawns::{InFlightSpawn, SessionSignals, SpawnPhase, SPAWN_POLICY};
+use crate::worktree::WORKTREES_DIR;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -141,12 +144,22 @@ impl BusyCheck<'_> {
             });
             (id, s.phase(now, &SPAWN_POLICY, signals))
         };
+        // Work in a worktree of the repository (an isolated spawn's, Claude
+        // Code's own) does not edit its main tree.
+        let worktrees = self.repo.join(WORKTREES_DIR);
+        let in_worktree = |dir: Option<&str>| dir.is_some_and(|d| lies_in(d, &worktrees));
+        let session_in_worktree = |id: &str| {
+            self.sessions
+                .iter()
+                .any(|s| s.session_id == id && in_worktree(s.cwd.as_deref()))
+        };
         // Sessions of spawns that have given their answer: their process
         // and last writes are no sign of work either.
         let mut answered: Vec<String> = Vec::new();
         for s in self.in_flight.iter().filter(|s| {
             (lies_in(s.repo_path.as_deref().unwrap_or(&s.cwd), self.repo)
                 || lies_in(&s.cwd, self.repo))
+                && !in_worktree(Some(&s.cwd))
                 && !s.claude_session_id.as_deref().is_some_and(exempt)
         }) {
             match phase(s) {
@@ -168,6 +181,8 @@ impl BusyCheck<'_> {
         };
         if let Some(live) = live.into_iter().find(|l| {
             !finished(&l.session_id)
+                && !in_worktree(l.cwd.as_deref())
+                && !session_in_worktree(&l.session_id)
                 && (l.cwd.as_deref().is_some_and(|cwd| lies_in(cwd, self.repo))
                     || self.sessions.iter().any(|s| s.session_id == l.session_id))
         }) {
@@ -189,7 +204,7 @@ impl BusyCheck<'_> {
         self.sessions
             .iter()
             .filter(|s| s.last_modified >= since)
-            .filter(|s| !finished(&s.session_id))
+            .filter(|s| !finished(&s.session_id) && !in_worktree(s.cwd.as_deref()))
             .find(|s| written_recently(s))
             .map(|s| RunningSession {
                 session_id: Some(s.session_id.clone()),

@@ -148,6 +148,23 @@ fn isolation_off_leaves_the_busy_guard_and_always_isolates_an_idle_repository() 
 }
 
 #[test]
+fn a_spawn_at_work_in_a_worktree_leaves_the_main_tree_free() {
+    let w = World::new();
+    let isolated = w.run(&w.repo.join("src"), &w.busy(Some(BUSY)));
+    let mut opts = w.busy(None);
+    // The isolated spawn is the one in flight now, starting in its worktree.
+    opts.in_flight[0].cwd = isolated.cwd.clone().unwrap();
+    opts.nonce = "fedcba9876543210".into();
+    let out = w.run(&w.repo, &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    assert!(
+        out.isolation.is_none() && out.cwd.is_none(),
+        "{:?}",
+        out.isolation
+    );
+}
+
+#[test]
 fn a_busy_folder_outside_git_gets_the_busy_guard() {
     let w = World::new();
     let plain = w.tmp.path().canonicalize().unwrap().join("plain");
