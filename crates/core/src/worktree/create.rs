@@ -4,12 +4,14 @@
 //! (a `**/.claude/worktrees/` line in the repository's `info/exclude`).
 //!
 //! Every step that fails undoes the ones before it: no folder, no branch, no
-//! `.git/worktrees` entry and no `info/exclude` change is left behind.
+//! `.git/worktrees` entry and no `info/exclude` change is left behind. One
+//! worktree is made at a time per repository (the lock file
+//! `<git dir>/worktrees.lock`, in OpenClaw's lock format).
 
 use super::git::{failed, git};
 use super::layout::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs_safe::write_atomic;
+use crate::fs_safe::{write_atomic, FileLock, LockOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -230,6 +232,16 @@ pub fn create_spawn_worktree(
         )
         .with_hint("remove the symbolic link and try again"));
     }
+    // One creation at a time per repository, across processes: git's own
+    // `worktree add` run twice at once can read the other's half-made
+    // entry, and the free name and `info/exclude` are read, then written.
+    let _lock = FileLock::acquire(
+        &located.common_dir.join("worktrees"),
+        LockOptions {
+            timeout: deadline.saturating_duration_since(Instant::now()),
+            ..LockOptions::default()
+        },
+    )?;
     let (name, branch) = free_name(&repo, &located.common_dir, name, deadline)?;
     let mut made = Made::default();
     let result = (|| -> Result<CreatedWorktree> {

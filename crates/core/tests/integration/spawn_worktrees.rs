@@ -375,3 +375,41 @@ fn pruning_removes_merged_and_clean_worktrees_and_the_rest_only_when_forced() {
         "worktree-spawn-unmerged"
     );
 }
+
+#[test]
+fn worktrees_made_at_the_same_instant_are_all_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = repo(&tmp);
+    // Unserialized, git's own `worktree add` run at once fails now and then
+    // ("failed to read .git/worktrees/<name>/commondir"): eight at once, two
+    // asking for each name.
+    let made: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let repo = &repo;
+                let name = format!("spawn-{}", i % 4);
+                s.spawn(move || create_spawn_worktree(repo, &name, "n", deadline()))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut branches: Vec<&str> = Vec::new();
+    for wt in &made {
+        let wt = wt.as_ref().unwrap();
+        assert!(Path::new(&wt.worktree_path).join("src/cart.rs").is_file());
+        branches.push(&wt.branch);
+    }
+    branches.sort();
+    branches.dedup();
+    assert_eq!(
+        branches.len(),
+        8,
+        "each has a name of its own: {branches:?}"
+    );
+    let exclude = fs::read_to_string(repo.join(".git/info/exclude")).unwrap();
+    assert_eq!(exclude.matches(".claude/worktrees/").count(), 1);
+    assert_eq!(
+        git_in(&repo, &["status", "--porcelain"]),
+        " M src/cart.rs\n"
+    );
+}
