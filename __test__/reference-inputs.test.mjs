@@ -218,6 +218,9 @@ test('options of discovery, briefings and the pre-flight: every option absent', 
   assert.equal(record.nonce, 'n0nce0000000001');
   assert.equal((await a.listSpawns('main', state)).length, 1);
   assert.equal(await a.findSpawnedSession(repo, 'n0nce0000000001', {}), null);
+  assert.deepEqual(await a.listSpawnWorktrees(repo, {}), []);
+  assert.deepEqual(await a.pruneSpawnWorktrees(repo, {}), []);
+  assert.equal((await a.spawnOutcomes({}))[0].nonce, 'n0nce0000000001');
 });
 
 test('resume pins and failure verdicts: only the fields each needs', async () => {
