@@ -1,12 +1,19 @@
 #!/usr/bin/env node
 // In one fresh process: the spawn pre-flight of a Claude Code spawn in a
 // repository, or what it is measured against, gatherProjectStatus and
-// discoverSessions called one after the other. Prints the first call's time
-// and the median of the repeated calls, wall and CPU (all threads), in ms.
-//   node bench/preflight-once.mjs <repo> <claudeDir> <stateDir> preflight|separate [runs]
+// discoverSessions called one after the other; or the pre-flight of a spawn
+// isolated into a worktree of its own (the repository busy with another
+// spawn), or what that is measured against, `git worktree add` of the same
+// repository alone (each worktree removed again, untimed). Prints the first
+// call's time and the median of the repeated calls, wall and CPU (all
+// threads), in ms.
+//   node bench/preflight-once.mjs <repo> <claudeDir> <stateDir> preflight|separate|isolated|worktree-add [runs]
 
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { preflightSpawn, gatherProjectStatus, discoverSessions } = require('../index.js');
@@ -15,6 +22,12 @@ const runs = Number(runsArg ?? 9);
 const options = { claudeConfigDir, registryRoot };
 const task = 'Fix the flaky cart test in the checkout flow';
 
+const git = (...args) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+/** Removes a worktree and its branch, untimed (git alone, however long it takes). */
+function remove(dir, branch) {
+  git('worktree', 'remove', '--force', dir);
+  git('branch', '-D', branch);
+}
 const calls = {
   async preflight() {
     const r = await preflightSpawn({ task, cwd: repo, agentId: 'main' }, { ...options, githubTimeoutMs: 1500 });
@@ -24,15 +37,30 @@ const calls = {
     await gatherProjectStatus(repo, 'main', { ...options, githubTimeoutMs: 1500 });
     await discoverSessions(repo, options);
   },
+  // Another spawn is starting in the repository: this one gets a worktree.
+  async isolated() {
+    const inFlight = [{ cwd: repo, repoPath: repo }];
+    const r = await preflightSpawn({ task, cwd: repo, agentId: 'main' }, { ...options, githubTimeoutMs: 1500, budgetMs: 600_000, inFlight, nonce: randomBytes(8).toString('hex') });
+    if (!r.isolation) throw new Error(`the pre-flight did not isolate: ${r.reason}`);
+    return () => remove(r.isolation.worktreePath, r.isolation.branch);
+  },
+  async 'worktree-add'() {
+    const name = `bench-${randomBytes(8).toString('hex')}`;
+    const dir = path.join(repo, '.claude', 'worktrees', name);
+    git('worktree', 'add', '--quiet', '-b', `worktree-${name}`, dir, 'HEAD');
+    return () => remove(dir, `worktree-${name}`);
+  },
 };
 const call = calls[what];
 /** Wall and CPU time (every thread of the process) of one call, in ms. */
 async function timed() {
   const cpu = process.cpuUsage();
   const t = performance.now();
-  await call();
+  const cleanUp = await call();
   const used = process.cpuUsage(cpu);
-  return { ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 };
+  const times = { ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 };
+  await cleanUp?.();
+  return times;
 }
 const first = await timed();
 const repeated = [];

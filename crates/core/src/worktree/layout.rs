@@ -12,4 +12,4 @@ pub const BASE_FILE: &str = "CLAUDE_BASE";
 pub const SPAWN_MARKER_FILE: &str = "OPENCLAW_SPAWN";
 
 /// How long a worktree operation may take unless told otherwise.
-pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
