@@ -24,7 +24,7 @@ import { world } from './support/spawn-world.mjs';
 import plugin from '../plugin/index.mjs';
 import { SpawnTracker } from '../plugin/spawns/tracker.mjs';
 import { isClaudeAcpSpawn, preflight } from '../plugin/spawns/admission.mjs';
-import { onChildProgress } from '../plugin/spawns/host-events.mjs';
+import { onChildEnded, onChildProgress, onRunDelivered, onSpawnResult } from '../plugin/spawns/host-events.mjs';
 import { learnSessions, stopLearning } from '../plugin/spawns/learning.mjs';
 
 const policy = addon.SPAWN_POLICY;
@@ -176,6 +176,41 @@ test('tracker: as many ended sessions are kept as the policy says, the oldest dr
   assert.deepEqual([finishedSessionIds[0], finishedSessionIds.at(-1)], ['S-1', `S-${policy.finishedKept}`]);
 });
 
+test('tracker: one state per spawn by the host\'s word, starting → running → waiting → ended or failed; only a starting or running one is in flight', () => {
+  const now = clock();
+  const t = new SpawnTracker({ policy, now });
+  const s = t.track(asked(now, 'quick'));
+  const refused = t.track(asked(now, 'refused'));
+  const inFlight = () => t.facts(REQUESTER).inFlight.map((f) => f.startedAtMs === now() && f.childSessionKey);
+  assert.equal(t.hostState(s), 'starting');
+  t.childStarted(s, 'agent:claude:acp:q');
+  assert.equal(t.hostState(s), 'running');
+  assert.deepEqual(inFlight(), ['agent:claude:acp:q', undefined]);
+  // A second later, its answer given: waiting, no longer in flight, well inside the start grace.
+  now.advance(1000);
+  t.end(s);
+  assert.equal(t.hostState(s), 'waiting');
+  assert.deepEqual(t.facts(REQUESTER).inFlight.map((f) => f.childSessionKey), [undefined], 'only the one not answered yet');
+  assert.ok(now() - s.startedAt < policy.startGraceMs);
+  t.close(s);
+  assert.equal(t.hostState(s), 'ended');
+  t.fail(refused);
+  assert.deepEqual([t.hostState(refused), refused.ended, refused.closed], ['failed', true, true]);
+  assert.deepEqual(t.facts(REQUESTER).inFlight, []);
+});
+
+test('tracker: a spawn reserved for its pre-flight is in flight for every other pre-flight, never for its own; forgotten, it is gone', () => {
+  const now = clock();
+  const t = new SpawnTracker({ policy, now });
+  t.track(asked(now, 'first'));
+  t.track(asked(now, 'second'));
+  assert.deepEqual(t.facts(REQUESTER, 'second').inFlight.length, 1);
+  assert.deepEqual(t.facts(REQUESTER).inFlight.length, 2);
+  t.forget('second');
+  assert.equal(t.has('second'), false);
+  assert.deepEqual(t.facts(REQUESTER, 'first').inFlight, []);
+});
+
 // ------------------------------------------------------------ the admission
 
 test('admission: the addon decides from the tracker\'s facts whether a spawn holds its repository, from its start to the end of its session', async (t) => {
@@ -223,6 +258,65 @@ test('admission: the addon decides from the tracker\'s facts whether a spawn hol
   assert.deepEqual(log.warn, []);
   const rec = (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce);
   assert.deepEqual([rec.claudeSessionId, rec.childSessionKey, rec.outcome, rec.startedAt], [id, child, 'ok', new Date(spawned.startedAt).toISOString()]);
+});
+
+test('admission is atomic: two spawns into one idle repository at the same instant, one gets its working tree, the other sees it in flight', async (t) => {
+  const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
+  const tracker = new SpawnTracker({ policy });
+  t.after(() => stopLearning(tracker.state));
+  const { api } = hostApi({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT });
+  const ctx = { agentId: 'main', sessionKey: REQUESTER };
+  const spawn = (task, n) => preflight(api, tracker, { params: { runtime: 'acp', agentId: 'claude', task, cwd: w.repo }, toolCallId: `call-${n}` }, ctx);
+  // As OpenClaw runs the pre-flights of one answer of the model: both started before either returns.
+  const both = await Promise.all([spawn('Write the install guide', 1), spawn('Write the usage guide', 2)]);
+  const main = both.filter((r) => r?.params && !r.params.cwd);
+  const other = both.filter((r) => !main.includes(r));
+  assert.equal(main.length, 1, `exactly one in the working tree: ${JSON.stringify(both)}`);
+  assert.equal(other[0]?.block, true, JSON.stringify(other));
+  assert.match(other[0].blockReason, /a session this gateway spawned moments ago, spawned through OpenClaw and not finished/);
+  assert.deepEqual([...tracker.state.spawns.values()].map((s) => s.nonce), [nonceOf(main[0].params.task)], 'the refused one is not tracked');
+});
+
+test('admission: a spawn whose answer OpenClaw is delivering no longer makes its repository busy, inside its first minute', async (t) => {
+  const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
+  const now = clock();
+  const tracker = new SpawnTracker({ policy, now });
+  t.after(() => stopLearning(tracker.state));
+  const { api, log } = hostApi({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT });
+  const ctx = { agentId: 'main', sessionKey: REQUESTER };
+  let n = 0;
+  const spawn = (task, cwd = w.repo) => preflight(api, tracker, { params: { runtime: 'acp', agentId: 'claude', task, cwd }, toolCallId: `call-${++n}` }, ctx);
+  const first = await spawn('Fix the README typo');
+  const child = 'agent:claude:acp:quick';
+  await onSpawnResult(api, tracker, { toolName: 'sessions_spawn', toolCallId: 'call-1', result: { details: { status: 'accepted', childSessionKey: child } } }, {});
+  const s = tracker.state.spawns.get(nonceOf(first.params.task));
+  assert.equal(tracker.hostState(s), 'running');
+  now.advance(5000);
+  assert.equal((await spawn('Add a badge')).block, true, 'running: busy');
+  // Claude Code answered; OpenClaw asks where to announce it (subagent_delivery_target).
+  assert.equal(onRunDelivered(api, tracker, { childSessionKey: child }), undefined, 'the announce goes where OpenClaw sends it');
+  assert.equal(tracker.hostState(s), 'waiting');
+  now.advance(1000);
+  assert.ok(now() - s.startedAt < policy.startGraceMs);
+  const second = await spawn('Add a badge');
+  assert.ok(second?.params && !second.params.cwd, `the second runs in the working tree: ${JSON.stringify(second)}`);
+  // OpenClaw reports the end once the announce was delivered: ended, recorded.
+  await onChildEnded(api, tracker, { targetSessionKey: child, outcome: 'ok', reason: 'subagent-complete', endedAt: now() });
+  assert.equal(tracker.hostState(s), 'ended');
+  const rec = (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === s.nonce);
+  assert.deepEqual([rec.childSessionKey, rec.outcome, rec.endedAt], [child, 'ok', new Date(now()).toISOString()]);
+  // A run OpenClaw failed: failed, recorded so.
+  const third = await spawn('Add a second badge', w.other);
+  const failedChild = 'agent:claude:acp:failed';
+  await onSpawnResult(api, tracker, { toolName: 'sessions_spawn', toolCallId: `call-${n}`, result: { details: { status: 'accepted', childSessionKey: failedChild } } }, {});
+  await onChildProgress(api, tracker, { phase: 'ended', childSessionKey: failedChild, outcome: 'error' }, { requesterSessionKey: REQUESTER });
+  const failed = tracker.byChild(failedChild);
+  assert.deepEqual([failed?.nonce, tracker.hostState(failed)], [nonceOf(third.params.task), 'failed']);
+  assert.deepEqual(log.warn, []);
 });
 
 // ------------------------------------------------------------ one state per process

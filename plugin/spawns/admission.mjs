@@ -16,6 +16,8 @@ import { startLearning } from './learning.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
 /** @typedef {import('./tracker.mjs').SpawnTracker} SpawnTracker */
+/** @typedef {import('./tracker.mjs').Spawn} Spawn */
+/** @typedef {{ worktreePath: string, branch: string, baseCommit: string, reason: string }} SpawnIsolation the worktree the pre-flight isolated a spawn in (the addon's `SpawnIsolation`) */
 /** @typedef {{ block: true, blockReason: string } | { params: Record<string, string> } | undefined} HookResult */
 
 /** The agent id of an OpenClaw session key (`agent:<id>:…`). @param {string | undefined} key */
@@ -94,8 +96,7 @@ async function withinBudget(work, ms) {
  * @returns {Promise<HookResult>}
  */
 export async function preflight(api, tracker, event, ctx) {
-  const config = settings(api);
-  const p = config.spawnPreflight;
+  const p = settings(api).spawnPreflight;
   const params = event.params ?? {};
   const agentId = ctx.agentId ?? agentOfKey(ctx.sessionKey) ?? 'main';
   const requesterKey = ctx.sessionKey;
@@ -112,6 +113,43 @@ export async function preflight(api, tracker, event, ctx) {
   const started = tracker.now();
   const budgetMs = p.budgetMs ?? tracker.policy.preflightBudgetMs;
   const nonce = randomBytes(8).toString('hex');
+  // The reservation, made before the first await: a pre-flight of the same
+  // instant (several spawns in one answer of the model run their
+  // pre-flights at once) sees this spawn in flight, so that two spawns
+  // into one idle repository never both get its working tree.
+  const spawn = tracker.track({
+    nonce,
+    agentId,
+    requesterSessionKey: requesterKey,
+    toolCallId: event.toolCallId ?? ctx.toolCallId,
+    cwd,
+    mode: params.mode === 'session' ? 'session' : 'run',
+    startedAt: started,
+    claudeSessionId: askedResume,
+  });
+  const facts = tracker.facts(requesterKey, nonce);
+  try {
+    return await decide(api, tracker, { spawn, params, task, workspace, budgetMs, facts });
+  } catch (e) {
+    // The spawn proceeds as asked, unmarked: it cannot be tracked.
+    tracker.forget(nonce);
+    throw e;
+  }
+}
+
+/**
+ * The pre-flight's decision on a reserved spawn, and its admission when it
+ * is let through (see `preflight`).
+ * @param {Api} api
+ * @param {SpawnTracker} tracker
+ * @param {{ spawn: Spawn, params: Record<string, any>, task: string, workspace: string | undefined, budgetMs: number, facts: ReturnType<SpawnTracker['facts']> }} asked
+ * @returns {Promise<HookResult>}
+ */
+async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, facts }) {
+  const config = settings(api);
+  const p = config.spawnPreflight;
+  const { nonce, agentId, cwd, startedAt: started } = spawn;
+  const askedResume = spawn.claudeSessionId;
   /** @type {any} */
   let result;
   /** @type {unknown} */
@@ -131,9 +169,10 @@ export async function preflight(api, tracker, event, ctx) {
         continuationResume: p.continuation?.resume,
         continuationContext: p.continuation?.context,
         slimOverMb: p.continuation?.slimOverMb,
-        ...tracker.facts(requesterKey),
+        ...facts,
         busyWindowMs: p.busyWindowSeconds === undefined ? undefined : p.busyWindowSeconds * 1000,
         githubTimeoutMs: p.githubTimeoutMs,
+        isolation: p.isolation,
         budgetMs,
         nonce,
       },
@@ -142,74 +181,83 @@ export async function preflight(api, tracker, event, ctx) {
     failure = e;
   }
   const took = tracker.now() - started;
-  /** The spawn as the host will run it, for the record. */
-  const admitted = { nonce, agentId, requesterKey, toolCallId: event.toolCallId ?? ctx.toolCallId, params, task, cwd, started };
   if (failure || result === OVERRUN) {
     // Without the addon this throws, and the spawn passes exactly as asked.
     const marked = addon().markSpawnTask(task, agentId, nonce);
     api.logger.warn(failure
       ? `${PLUGIN_ID}: spawn pre-flight failed, the spawn proceeds with its task and origin marker only (${describe(coded(failure))})`
       : `${PLUGIN_ID}: spawn pre-flight took longer than ${budgetMs} ms, the spawn proceeds with its task and origin marker only`);
-    return admit(api, tracker, admitted, { decision: failure ? 'failed' : 'overrun', resumeId: askedResume, patch: { task: marked }, waitMs: 0 });
+    return admit(api, tracker, spawn, { params, task, decision: failure ? 'failed' : 'overrun', patch: { task: marked }, waitMs: 0 });
   }
   for (const w of result.warnings) api.logger.warn(`${PLUGIN_ID}: spawn pre-flight warning (${result.guard}): ${w}`);
   if (result.block) {
+    tracker.forget(nonce);
     api.logger.info(`${PLUGIN_ID}: spawn pre-flight block (${result.guard}) in ${took} ms: ${result.reason}`);
     return { block: true, blockReason: result.reason };
   }
   api.logger.info(`${PLUGIN_ID}: spawn pre-flight ${result.decision} ${nonce} in ${took} ms: ${result.reason}`);
-  if (!result.params) return undefined;
+  if (!result.params) {
+    // Nothing to add (no origin marker): the spawn is not tracked.
+    tracker.forget(nonce);
+    return undefined;
+  }
   /** @type {Record<string, string>} */
   const patch = {};
   if (result.params.task) patch.task = result.params.task;
   if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
-  return admit(api, tracker, admitted, {
+  if (result.params.cwd) patch.cwd = result.params.cwd;
+  const isolation = result.isolation ?? undefined;
+  if (isolation) api.logger.info(`${PLUGIN_ID}: spawn ${nonce} isolated in worktree ${isolation.worktreePath} on branch ${isolation.branch}: ${isolation.reason}`);
+  return admit(api, tracker, spawn, {
+    params,
+    task,
     decision: result.decision,
     repoPath: result.repoPath,
-    resumeId: patch.resumeSessionId ?? askedResume,
+    baseCommit: isolation?.baseCommit ?? result.baseCommit ?? undefined,
+    isolation,
     patch,
     waitMs: budgetMs - took,
   });
 }
 
 /**
- * Lets a spawn through: tracks it from now to its end (for the busy guard,
- * continuation and learning its Claude Code session), records it, and
- * returns the hook's result. The record is written within `waitMs`; a
- * slow disk finishes it in the background.
+ * Lets a reserved spawn through: tracks it from now to its end (for the
+ * busy guard, continuation, learning its Claude Code session and finishing
+ * its worktree) as the host will run it (in the worktree the pre-flight
+ * isolated it in, if any), records it, and returns the hook's result. The
+ * record is written within `waitMs`; a slow disk finishes it in the
+ * background.
  * @param {Api} api
  * @param {SpawnTracker} tracker
- * @param {{ nonce: string, agentId: string, requesterKey: string | undefined, toolCallId: string | undefined, params: Record<string, any>, task: string, cwd: string | undefined, started: number }} spawnAsked
- * @param {{ decision: string, repoPath?: string, resumeId: string | undefined, patch: Record<string, string>, waitMs: number }} outcome
+ * @param {Spawn} spawn the reservation
+ * @param {{ params: Record<string, any>, task: string, decision: string, repoPath?: string, baseCommit?: string, isolation?: SpawnIsolation, patch: Record<string, string>, waitMs: number }} outcome
  * @returns {Promise<HookResult>}
  */
-async function admit(api, tracker, spawnAsked, outcome) {
-  const { nonce, agentId, requesterKey, params, task, cwd, started } = spawnAsked;
-  const spawn = tracker.track({
-    nonce,
-    agentId,
-    requesterSessionKey: requesterKey,
-    toolCallId: spawnAsked.toolCallId,
-    cwd,
-    repoPath: outcome.repoPath,
-    mode: params.mode === 'session' ? 'session' : 'run',
-    startedAt: started,
-    claudeSessionId: outcome.resumeId,
-  });
-  if (!outcome.resumeId && cwd) startLearning(api, tracker);
+async function admit(api, tracker, spawn, outcome) {
+  const { params, task, isolation } = outcome;
+  spawn.cwd = outcome.patch.cwd ?? spawn.cwd;
+  spawn.repoPath = outcome.repoPath;
+  spawn.claudeSessionId = outcome.patch.resumeSessionId ?? spawn.claudeSessionId;
+  if (isolation) spawn.worktree = { path: isolation.worktreePath, branch: isolation.branch };
+  const { nonce, agentId, requesterSessionKey, cwd, startedAt } = spawn;
+  const resumeId = spawn.claudeSessionId;
+  if (!resumeId && cwd) startLearning(api, tracker);
   const recording = record(api, agentId, {
     nonce,
-    claudeSessionId: outcome.resumeId,
-    requesterSessionKey: requesterKey,
+    claudeSessionId: resumeId,
+    requesterSessionKey,
     agentId,
     task: task || undefined,
     label: typeof params.label === 'string' ? params.label : undefined,
     cwd,
     repoPath: outcome.repoPath,
     mode: spawn.mode,
-    resumed: Boolean(outcome.resumeId),
+    resumed: Boolean(resumeId),
     decision: outcome.decision,
-    startedAt: new Date(started).toISOString(),
+    startedAt: new Date(startedAt).toISOString(),
+    baseCommit: outcome.baseCommit,
+    worktreePath: isolation?.worktreePath,
+    worktreeBranch: isolation?.branch,
   });
   if (outcome.waitMs > 0) await withinBudget(recording, outcome.waitMs);
   return Object.keys(outcome.patch).length ? { params: outcome.patch } : undefined;

@@ -1,7 +1,8 @@
 // @ts-check
 // The spawn pre-flight's registration: the `before_tool_call` handler that
 // admits Claude Code spawns (admission.mjs), the handlers that map the
-// host's later events onto the tracker (host-events.mjs), and the service
+// host's later events onto the tracker and finish an isolated spawn's
+// worktree (host-events.mjs, worktrees.mjs), and the service
 // steps that look again for sessions after a restart and stop the learning
 // loop (learning.mjs), all on one tracker over the process's one spawn
 // state (tracker.mjs).
@@ -9,7 +10,7 @@
 import { PLUGIN_ID, addon, coded, describe } from '../host.mjs';
 import { SpawnTracker, processSpawnState } from './tracker.mjs';
 import { preflight, takesSpawn } from './admission.mjs';
-import { onChildEnded, onChildProgress, onSpawnResult } from './host-events.mjs';
+import { onChildEnded, onChildProgress, onRunDelivered, onSpawnResult } from './host-events.mjs';
 import { relearn, stopLearning } from './learning.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
@@ -50,6 +51,8 @@ export function registerSpawns(api) {
   // Each handler catches and logs its own errors.
   api.on('after_tool_call', (event, ctx) => onSpawnResult(api, tracker, event, /** @type {any} */ (ctx)), { matcher: ['sessions_spawn'] });
   api.on('subagent_progress', (event, ctx) => onChildProgress(api, tracker, event, ctx));
+  // OpenClaw awaits this one before it announces the answer: it returns at once.
+  api.on('subagent_delivery_target', (event) => onRunDelivered(api, tracker, event));
   api.on('subagent_ended', (event) => onChildEnded(api, tracker, event));
 
   return {

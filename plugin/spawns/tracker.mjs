@@ -1,11 +1,14 @@
 // @ts-check
-// The Claude Code spawns this plugin let through, from the pre-flight until
-// the host reports their end (and, for a persistent one, until its session
-// is closed): what the host reported of each, the Claude Code sessions of
-// ended spawns, and the loop that learns their sessions. The tracker only
-// records facts; whether a spawn still counts as running, and whether it
-// makes its repository busy, the addon decides (`preflightSpawn`, from the
-// facts `facts()` hands it), with the numbers of `SPAWN_POLICY`.
+// The Claude Code spawns this plugin let through, from the reservation its
+// pre-flight makes until the host reports their end (and, for a persistent
+// one, until its session is closed): what the host reported of each, the
+// Claude Code sessions of ended spawns, and the loop that learns their
+// sessions. The tracker only records facts, and the state they put a spawn
+// in by the host's word (`hostState`: starting, running, waiting, ended,
+// failed); whether a spawn starting or running still counts as running,
+// and whether it makes its repository busy, the addon decides
+// (`preflightSpawn`, from the facts `facts()` hands it: its liveness record
+// and its transcript's last turn), with the numbers of `SPAWN_POLICY`.
 //
 // Where the state lives: OpenClaw imports the plugin afresh for every
 // registration (each registration mode, each config hot reload, each plugin
@@ -30,8 +33,10 @@
  * @property {string | undefined} claudeSessionId its Claude Code session, once known
  * @property {string | undefined} childSessionKey OpenClaw's child session, once known
  * @property {boolean} started the host was seen starting it (a child key, or its transcript, was seen)
- * @property {boolean} ended the run ended (or the host refused the spawn)
+ * @property {boolean} ended the run ended: the host delivered its answer, reported its end, or refused the spawn
  * @property {boolean} closed its session is gone too
+ * @property {boolean} failed the host refused the spawn, or reported it ended with an error
+ * @property {{ path: string, branch: string, finished?: boolean } | undefined} worktree the git worktree the pre-flight isolated it in (`finished` once its end was handled)
  * @property {boolean} [lookupFailed] looking up its transcript failed once (and was logged)
  */
 /**
@@ -41,12 +46,21 @@
  * @property {string[]} finished Claude Code sessions whose spawn ended, newest last
  * @property {{ timer?: ReturnType<typeof setInterval>, owner?: symbol, api?: unknown }} learning the loop that learns sessions, and the copy that runs it
  */
+/**
+ * A spawn's state by the host's word: `starting` (let through, not seen
+ * starting), `running` (its child session or transcript seen), `waiting`
+ * (its run ended, its answer given; a persistent one's session lives on),
+ * `ended` (its session closed too) or `failed` (refused, or ended with an
+ * error). Only a starting or running spawn is handed to the addon as in
+ * flight.
+ * @typedef {'starting' | 'running' | 'waiting' | 'ended' | 'failed'} HostState
+ */
 /** @typedef {import('../../index.js').SpawnPolicy} SpawnPolicy */
 /** @typedef {import('../../index.js').InFlightSpawn} InFlightSpawn */
 /** @typedef {import('../../index.js').ResumableSession} ResumableSession */
 
 /** The shape of `SpawnState` and `Spawn`: change it whenever either changes. */
-const STATE_SHAPE = 1;
+const STATE_SHAPE = 2;
 const STATE_KEY = Symbol.for(`openclaw-session-intel.spawns.v${STATE_SHAPE}`);
 
 /** @returns {SpawnState} */
@@ -99,6 +113,8 @@ export class SpawnTracker {
       started: false,
       ended: false,
       closed: false,
+      failed: false,
+      worktree: undefined,
       ...fields,
     };
     this.state.spawns.set(spawn.nonce, spawn);
@@ -108,6 +124,15 @@ export class SpawnTracker {
   /** Whether the spawn of `nonce` is tracked. @param {string} nonce */
   has(nonce) {
     return this.state.spawns.has(nonce);
+  }
+
+  /**
+   * Stops tracking the spawn of `nonce` at once: its pre-flight refused
+   * it, or it never got past its reservation.
+   * @param {string} nonce
+   */
+  forget(nonce) {
+    this.state.spawns.delete(nonce);
   }
 
   /** The spawn `sessions_spawn` call `toolCallId` made. @param {string | undefined} toolCallId */
@@ -155,6 +180,20 @@ export class SpawnTracker {
     s.closed = true;
   }
 
+  /** The host refused the spawn, or reported it ended with an error. @param {Spawn} s */
+  fail(s) {
+    this.close(s);
+    s.failed = true;
+  }
+
+  /** The spawn's state by the host's word (see `HostState`). @param {Spawn} s @returns {HostState} */
+  hostState(s) {
+    if (s.failed) return 'failed';
+    if (s.closed) return 'ended';
+    if (s.ended) return 'waiting';
+    return s.started ? 'running' : 'starting';
+  }
+
   /** The spawn's Claude Code session was found: it is `id`. @param {Spawn} s @param {string} id */
   learned(s, id) {
     s.claudeSessionId = id;
@@ -180,15 +219,18 @@ export class SpawnTracker {
 
   /**
    * What the host knows, for the pre-flight of a spawn of `requester`: the
-   * spawns in flight (not reported ended), the sessions the host still
-   * holds for the requester, and the sessions of ended spawns.
+   * spawns in flight (starting or running by the host's word), the sessions the host still
+   * holds for the requester, and the sessions of ended spawns. The spawn
+   * `self` names (the one being decided, reserved before its pre-flight)
+   * is left out.
    * @param {string | undefined} requester
+   * @param {string} [self] the nonce of the spawn the facts are for
    * @returns {{ inFlight: InFlightSpawn[], resumable: ResumableSession[], finishedSessionIds: string[] }}
    */
-  facts(requester) {
-    const located = [...this.state.spawns.values()].filter((s) => s.cwd);
+  facts(requester, self) {
+    const located = [...this.state.spawns.values()].filter((s) => s.cwd && s.nonce !== self);
     return {
-      inFlight: located.filter((s) => !s.ended).map((s) => ({
+      inFlight: located.filter((s) => ['starting', 'running'].includes(this.hostState(s))).map((s) => ({
         repoPath: s.repoPath,
         cwd: /** @type {string} */ (s.cwd),
         claudeSessionId: s.claudeSessionId,

@@ -1,0 +1,43 @@
+// @ts-check
+// The end of a spawn the pre-flight isolated in a git worktree of its
+// repository (`<repo>/.claude/worktrees/<name>`, on a branch of its own):
+// once its session is over, the addon's `finishSpawnWorktree` removes the
+// worktree and its branch when they hold no work (no commit beyond the
+// base, no change), and keeps it otherwise, for the operator to merge; the
+// record says which. `/worktrees` and `claude_code_spawns` list what was
+// kept.
+
+import { PLUGIN_ID, addon, coded, describe } from '../host.mjs';
+import { record } from './records.mjs';
+
+/** @typedef {import('../host.mjs').Api} Api */
+/** @typedef {import('./tracker.mjs').Spawn} Spawn */
+
+/**
+ * Finishes the worktree of spawn `s`, once: removed when it holds no work,
+ * else kept. Does nothing for a spawn that was not isolated. A failure is
+ * logged, never thrown: the worktree stays, listed by `/worktrees`.
+ * @param {Api} api
+ * @param {Spawn} s
+ */
+export async function finishWorktree(api, s) {
+  const worktree = s.worktree;
+  if (!worktree || worktree.finished) return;
+  worktree.finished = true;
+  try {
+    const done = await addon().finishSpawnWorktree(worktree.path);
+    api.logger.info(`${PLUGIN_ID}: spawn ${s.nonce} worktree ${worktree.path} (branch ${worktree.branch}) ${done.removed ? 'removed: it held no work' : `kept: ${keptWhy(done)}`}`);
+    await record(api, s.agentId, { nonce: s.nonce, worktreeRemoved: done.removed });
+  } catch (e) {
+    api.logger.warn(`${PLUGIN_ID}: worktree ${worktree.path} of spawn ${s.nonce} not finished, it stays (${describe(coded(e))})`);
+  }
+}
+
+/**
+ * Why a worktree was kept, for the log: its commits beyond the base, its
+ * changes.
+ * @param {{ commitsAhead?: number, dirty?: boolean }} w
+ */
+function keptWhy(w) {
+  return [w.commitsAhead ? `${w.commitsAhead} commit(s) beyond its base` : '', w.dirty ? 'uncommitted changes' : ''].filter(Boolean).join(', ') || 'it holds work';
+}
