@@ -1,7 +1,7 @@
 // @ts-check
-// The commands: `/handoff` and `/clean` in chat, and `openclaw occ` on the
-// command line. What reads or edits the agent's transcript store runs in a
-// child `occ`.
+// The commands: `/handoff`, `/clean` and `/worktrees` in chat, and
+// `openclaw occ` on the command line. What reads or edits the agent's
+// transcript store runs in a child `occ`.
 
 import { addon, coded, describe, occ, occOnTerminal, stateDir } from './host.mjs';
 import { PRESETS, settings } from './config.mjs';
@@ -51,8 +51,45 @@ async function slimCommand(args) {
   return { text: v.dryRun ? `Dry run, nothing changed: ${what}.` : `Slimmed ${v.sessionId}: ${what}. Undo: /slim ${v.sessionId} --restore` };
 }
 
+/** One kept spawn worktree as a chat line. @param {any} w */
+const worktreeLine = (w) => `${w.path}: branch ${w.branch}, ${w.commitsAhead} commit(s) beyond ${String(w.baseCommit).slice(0, 7)}, ${w.dirty ? 'uncommitted changes' : 'clean'}${w.merged ? ', merged' : ''}`;
+
+/** Why prune kept a worktree, for a chat line. @param {any} w */
+const keptBecause = (w) => (w.dirty ? 'uncommitted changes' : w.commitsAhead && !w.merged ? 'unmerged commits' : 'kept');
+
 /**
- * Registers `/handoff`, `/clean` and `/slim`.
+ * `/worktrees [list|prune] [<repository>] [--force] [<worktree>…]`: the
+ * words as a request, or a usage error.
+ * @param {string} args
+ * @returns {{ sub: 'list' | 'prune', repo?: string, force: boolean, paths: string[] } | { usage: string }}
+ */
+export function worktreesRequest(args) {
+  const usage = 'Usage: /worktrees [list] [<repository>] | /worktrees prune [<repository>] [--force] [<worktree>...]';
+  const words = args.trim().split(/\s+/).filter(Boolean);
+  const sub = words[0] === 'list' || words[0] === 'prune' ? words.shift() : 'list';
+  const force = words.includes('--force');
+  const rest = words.filter((w) => w !== '--force');
+  if (rest.some((w) => w.startsWith('-'))) return { usage };
+  if (sub === 'list' && (force || rest.length > 1)) return { usage };
+  const [repo, ...paths] = rest;
+  // Work is removed regardless only in a repository named on purpose.
+  if (force && !repo) return { usage: `${usage}\n--force removes uncommitted and unmerged work: name the repository.` };
+  return { sub: /** @type {'list' | 'prune'} */ (sub), repo, force, paths };
+}
+
+/**
+ * The repositories whose spawns this agent isolated in worktrees, from its
+ * spawn records.
+ * @param {string} agentId
+ * @returns {Promise<string[]>}
+ */
+async function isolatedRepositories(agentId) {
+  const records = await addon().listSpawns(agentId, stateDir());
+  return [...new Set(records.filter((r) => r.worktreePath && r.repoPath).map((r) => /** @type {string} */ (r.repoPath)))];
+}
+
+/**
+ * Registers `/handoff`, `/clean`, `/worktrees` and `/slim`.
  * @param {Api} api
  */
 export function registerCommands(api) {
@@ -110,6 +147,37 @@ export function registerCommands(api) {
       if (!r.value.changed) return { text: `Nothing to strip with the ${preset} preset (${s.toolCallsOriginal} tool calls, all recent enough to keep).` };
       const what = `${s.toolCallsRemoved} tool call(s) removed, ${s.toolCallsTruncated} truncated, ${s.toolCallsPreserved} kept; ${kb(s.sizeOriginal)} → ${kb(s.sizeAfter)} (-${s.reductionPercent}%)`;
       return { text: dryRun ? `Dry run, nothing changed: ${what}.` : `Cleaned (${preset}): ${what}. Undo: openclaw occ restore ${r.value.sessionId}` };
+    },
+  });
+
+  api.registerCommand({
+    name: 'worktrees',
+    description: 'The git worktrees Claude Code spawns were isolated in and kept: /worktrees [list] [<repository>], /worktrees prune [<repository>] [--force] [<worktree>...]',
+    acceptsArgs: true,
+    async handler(ctx) {
+      const request = worktreesRequest(ctx.args ?? '');
+      if ('usage' in request) return { text: request.usage };
+      try {
+        const a = addon();
+        const repos = request.repo ? [request.repo] : await isolatedRepositories(ctx.agentId ?? 'main');
+        if (!repos.length) return { text: 'No spawn of this agent was isolated in a worktree. Name a repository: /worktrees <repository>' };
+        const lines = [];
+        for (const repo of repos) {
+          if (request.sub === 'list') {
+            const kept = await a.listSpawnWorktrees(repo);
+            lines.push(kept.length ? `${repo}: ${kept.length} kept worktree(s)` : `${repo}: no kept worktree`, ...kept.map(worktreeLine));
+            continue;
+          }
+          const pruned = await a.pruneSpawnWorktrees(repo, { force: request.force, paths: request.paths.length ? request.paths : undefined });
+          const removed = pruned.filter((w) => w.removed);
+          const kept = pruned.filter((w) => !w.removed);
+          lines.push(`${repo}: ${removed.length} removed, ${kept.length} kept`, ...removed.map((w) => `removed ${w.path} (branch ${w.branch})`),
+            ...kept.map((w) => `kept ${worktreeLine(w)}: ${keptBecause(w)}; merge it, or /worktrees prune ${repo} --force ${w.path}`));
+        }
+        return { text: lines.join('\n') };
+      } catch (e) {
+        return { text: `/worktrees ${request.sub} failed: ${describe(coded(e))}` };
+      }
     },
   });
   registerSlimCommand(api);

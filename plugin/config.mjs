@@ -17,6 +17,7 @@
  * @property {{ resume?: boolean, context?: boolean, slimOverMb?: number }} [continuation]
  * @property {number} [busyWindowSeconds]
  * @property {number} [githubTimeoutMs]
+ * @property {'busy' | 'always' | 'off'} [isolation] when a spawn runs in a git worktree of its own
  */
 /**
  * The config, as given.

@@ -1,7 +1,8 @@
 // @ts-check
 // The agent tools: `project_status`, `claude_code_sessions` and
 // `select_session` brief an agent on a repository and its Claude Code
-// sessions (in-process, through the addon); `handoff_status` shows the
+// sessions, `claude_code_spawns` tells what the Claude Code spawns of the
+// gateway did (in-process, through the addon); `handoff_status` shows the
 // captured handoff (through `occ`, as it reads the agent's transcript
 // store). A failed call is returned, not thrown, with the addon's code and
 // hint, so that the model or a `tools.invoke` client sees them.
@@ -54,6 +55,36 @@ function repositoryPath(raw, ctx) {
 }
 
 const repoParam = { type: 'string', description: 'The repository folder: absolute, or relative to the agent workspace.' };
+
+/**
+ * An optional string parameter: absent, or a non-empty string.
+ * @param {Record<string, unknown>} params
+ * @param {string} name
+ * @returns {string | undefined}
+ */
+function optionalString(params, name) {
+  const v = params[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v.trim() === '') throw Object.assign(new Error(`${name} must be a non-empty string`), { code: 'E_INVALID_ARGUMENT', hint: `omit ${name}, or pass it as text` });
+  return v;
+}
+
+/**
+ * The query of `claude_code_spawns`: by repository, by requester, or one
+ * spawn by its Claude session id, OpenClaw child key or nonce; with none
+ * of them, the calling session's own spawns.
+ * @param {Record<string, unknown>} params
+ * @param {ToolContext} ctx
+ */
+function spawnQuery(params, ctx) {
+  const repoPath = params.repoPath === undefined ? undefined : repositoryPath(params.repoPath, ctx);
+  const one = { sessionId: optionalString(params, 'sessionId'), childSessionKey: optionalString(params, 'childSessionKey'), nonce: optionalString(params, 'nonce') };
+  let requesterSessionKey = optionalString(params, 'requesterSessionKey');
+  if (!repoPath && !requesterSessionKey && !one.sessionId && !one.childSessionKey && !one.nonce) requesterSessionKey = ctx.sessionKey;
+  const limit = params.limit;
+  if (limit !== undefined && !(Number.isInteger(limit) && /** @type {number} */ (limit) >= 1)) throw Object.assign(new Error('limit must be a positive integer'), { code: 'E_INVALID_ARGUMENT', hint: 'omit it for the default' });
+  return { repoPath, requesterSessionKey, ...one, limit: /** @type {number | undefined} */ (limit) };
+}
 
 /**
  * @param {string} name
@@ -112,6 +143,21 @@ export function registerTools(api) {
         const status = await a.gatherProjectStatus(repo, agentId, discovery());
         return a.selectSession(task, repo, agentId, status, label);
       }),
+    tool('claude_code_spawns', 'Claude Code spawns',
+      "What the Claude Code spawns of this gateway did, newest first: the task, folder and state (starting, running, waiting: its answer given, ended, failed), Claude Code's final answer, the files changed and commits made since it started, tokens and cost, start, end and duration, and the git worktree and branch of a spawn isolated from a busy repository (commits ahead, uncommitted changes, kept or removed). Read it after a spawn's result was announced, or when it never was. By repository, by requester, or one spawn by its Claude session id, OpenClaw child session key or nonce; with none of them, this session's own spawns.",
+      {
+        properties: {
+          repoPath: repoParam,
+          requesterSessionKey: { type: 'string', description: 'The spawns this OpenClaw session requested.' },
+          sessionId: { type: 'string', description: 'The spawn that ran this Claude Code session.' },
+          childSessionKey: { type: 'string', description: "The spawn of this OpenClaw child session (agent:claude:acp:…)." },
+          nonce: { type: 'string', description: 'The spawn of this nonce (its origin marker\'s spawn=).' },
+          limit: { type: 'integer', minimum: 1, description: 'At most this many spawns.' },
+        },
+      },
+      async (params, ctx) => ({
+        spawns: await addon().spawnOutcomes({ agentId: ctx.agentId ?? 'main', stateDir: stateDir(), claudeConfigDir: settings(api).claudeConfigDir, ...spawnQuery(params, ctx) }),
+      })),
     tool('handoff_status', 'Handoff status',
       'What was captured when your session was last reset (/new or /reset): the summary, whether it will be offered to your next session, and when it expires.',
       { properties: {} },

@@ -42,12 +42,12 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   const installed = cli(['plugins', 'install', `npm-pack:${tgz}`, '--force', '--accept-capabilities']);
   assert.match(installed.stdout + installed.stderr, new RegExp(`Installed plugin: ${ID}`));
   const inspect = json(cli(['plugins', 'inspect', ID, '--runtime', '--json'], { rerunIfHung: true }).stdout);
-  assert.deepEqual(inspect.tools.flatMap((t) => t.names).sort(), ['claude_code_sessions', 'handoff_status', 'project_status', 'select_session']);
+  assert.deepEqual(inspect.tools.flatMap((t) => t.names).sort(), ['claude_code_sessions', 'claude_code_spawns', 'handoff_status', 'project_status', 'select_session']);
   assert.deepEqual(Object.fromEntries(inspect.customHooks.map((h) => [h.name, h.events])), {
     [`${ID}-handoff-capture`]: ['command:new', 'command:reset'],
     [`${ID}-handoff-offer`]: ['agent:bootstrap'],
   });
-  assert.deepEqual(inspect.commands.sort(), ['clean', 'handoff']);
+  assert.deepEqual(inspect.commands.sort(), ['clean', 'handoff', 'worktrees']);
   assert.deepEqual(inspect.cliCommands, ['occ']);
   assert.deepEqual(inspect.diagnostics, []);
   assert.match(cli(['plugins', 'doctor'], { rerunIfHung: true }).stdout, /checks passed/);
