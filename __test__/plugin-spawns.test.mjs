@@ -94,9 +94,9 @@ test('tracker: the addon gets every spawn not reported ended and whether the hos
   const at = now();
   let facts = t.facts(REQUESTER);
   assert.deepEqual(facts.inFlight, [
-    { repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: undefined, childSessionKey: 'agent:claude:acp:1', startedAtMs: at, started: true },
-    { repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: 'S-held', childSessionKey: undefined, startedAtMs: at, started: false },
-    { repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: 'S-theirs', childSessionKey: undefined, startedAtMs: at, started: false },
+    { nonce: 'run', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: undefined, childSessionKey: 'agent:claude:acp:1', startedAtMs: at, started: true },
+    { nonce: 'held', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: 'S-held', childSessionKey: undefined, startedAtMs: at, started: false },
+    { nonce: 'theirs', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: 'S-theirs', childSessionKey: undefined, startedAtMs: at, started: false },
   ], 'a spawn without cwd has no repository to hold');
   assert.deepEqual(facts.resumable, [{ claudeSessionId: 'S-held', cwd: '/r/shop', childSessionKey: undefined }], 'only the requester\'s persistent spawns');
   assert.deepEqual(facts.finishedSessionIds, []);

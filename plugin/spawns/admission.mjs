@@ -258,6 +258,7 @@ async function admit(api, tracker, spawn, outcome) {
     baseCommit: outcome.baseCommit,
     worktreePath: isolation?.worktreePath,
     worktreeBranch: isolation?.branch,
+    finalState: tracker.hostState(spawn),
   });
   if (outcome.waitMs > 0) await withinBudget(recording, outcome.waitMs);
   return Object.keys(outcome.patch).length ? { params: outcome.patch } : undefined;

@@ -43,10 +43,10 @@ export async function onSpawnResult(api, tracker, event, ctx) {
     if (typeof details.childSessionKey === 'string') tracker.childStarted(s, details.childSessionKey);
     if (event.error || (details.status && details.status !== 'accepted')) {
       tracker.fail(s);
-      await record(api, s.agentId, { nonce: s.nonce, childSessionKey: s.childSessionKey, outcome: 'rejected', endedAt: new Date(tracker.now()).toISOString() });
+      await record(api, s.agentId, { nonce: s.nonce, childSessionKey: s.childSessionKey, outcome: 'rejected', endedAt: new Date(tracker.now()).toISOString(), finalState: tracker.hostState(s) });
       await finishWorktree(api, s);
     } else if (s.childSessionKey) {
-      await record(api, s.agentId, { nonce: s.nonce, childSessionKey: s.childSessionKey });
+      await record(api, s.agentId, { nonce: s.nonce, childSessionKey: s.childSessionKey, finalState: tracker.hostState(s) });
     }
   } catch (e) {
     api.logger.warn(`${PLUGIN_ID}: spawn result not tracked (${describe(coded(e))})`);
@@ -67,14 +67,14 @@ export async function onChildProgress(api, tracker, event, ctx) {
     const s = tracker.byChild(key);
     if (!s && event.phase === 'started') {
       const claimed = tracker.claimChild(key, ctx?.requesterSessionKey);
-      if (claimed) await record(api, claimed.agentId, { nonce: claimed.nonce, childSessionKey: key });
+      if (claimed) await record(api, claimed.agentId, { nonce: claimed.nonce, childSessionKey: key, finalState: tracker.hostState(claimed) });
       return;
     }
     if (!s || event.phase !== 'ended') return;
     if (failedOutcome(event.outcome)) tracker.fail(s);
     else tracker.end(s);
     api.logger.info(`${PLUGIN_ID}: spawn ${s.nonce} (${key}) ended: ${event.outcome}`);
-    await record(api, s.agentId, { nonce: s.nonce, childSessionKey: key, outcome: event.outcome, endedAt: new Date(tracker.now()).toISOString() });
+    await record(api, s.agentId, { nonce: s.nonce, childSessionKey: key, outcome: event.outcome, endedAt: new Date(tracker.now()).toISOString(), finalState: tracker.hostState(s) });
     if (!s.claudeSessionId) await learnSessions(api, tracker);
     if (s.failed || s.mode === 'run') await finishWorktree(api, s);
   } catch (e) {
@@ -96,7 +96,7 @@ export async function onChildEnded(api, tracker, event) {
     const outcome = event.outcome ?? event.reason;
     if (failedOutcome(outcome)) tracker.fail(s);
     else tracker.close(s);
-    if (first) await record(api, s.agentId, { nonce: s.nonce, outcome, endedAt: new Date(event.endedAt ?? tracker.now()).toISOString() });
+    if (first) await record(api, s.agentId, { nonce: s.nonce, outcome, endedAt: new Date(event.endedAt ?? tracker.now()).toISOString(), finalState: tracker.hostState(s) });
     await finishWorktree(api, s);
   } catch (e) {
     api.logger.warn(`${PLUGIN_ID}: spawn end not tracked (${describe(coded(e))})`);
@@ -120,6 +120,7 @@ export function onRunDelivered(api, tracker, event) {
     if (!s || s.ended) return undefined;
     tracker.end(s);
     api.logger.info(`${PLUGIN_ID}: spawn ${s.nonce} (${event.childSessionKey}) answered`);
+    void record(api, s.agentId, { nonce: s.nonce, finalState: tracker.hostState(s) });
     if (!s.claudeSessionId) void learnSessions(api, tracker).catch((e) => api.logger.warn(`${PLUGIN_ID}: spawn session not looked up (${describe(coded(e))})`));
   } catch (e) {
     api.logger.warn(`${PLUGIN_ID}: spawn answer not tracked (${describe(coded(e))})`);

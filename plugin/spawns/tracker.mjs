@@ -231,6 +231,7 @@ export class SpawnTracker {
     const located = [...this.state.spawns.values()].filter((s) => s.cwd && s.nonce !== self);
     return {
       inFlight: located.filter((s) => ['starting', 'running'].includes(this.hostState(s))).map((s) => ({
+        nonce: s.nonce,
         repoPath: s.repoPath,
         cwd: /** @type {string} */ (s.cwd),
         claudeSessionId: s.claudeSessionId,
