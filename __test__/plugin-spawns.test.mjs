@@ -34,6 +34,11 @@ const policy = addon.SPAWN_POLICY;
  * decision into an overrun.
  */
 const PATIENT = { budgetMs: 14_000 };
+/**
+ * The config where a test expects the busy guard itself: no isolation
+ * (isolation is proven below and in plugin-worktrees.test.mjs).
+ */
+const BUSY_GUARD = { ...PATIENT, isolation: 'off' };
 
 /** A clock the test moves: `now()`, `now.advance(ms)`. */
 function clock(start = Date.now()) {
@@ -221,7 +226,7 @@ test('admission: the addon decides from the tracker\'s facts whether a spawn hol
   const now = clock(Date.now() - policy.startGraceMs - 10_000);
   const tracker = new SpawnTracker({ policy, now });
   t.after(() => stopLearning(tracker.state));
-  const { api, log } = hostApi({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT });
+  const { api, log } = hostApi({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: BUSY_GUARD });
   const ctx = { agentId: 'main', sessionKey: REQUESTER };
   let n = 0;
   const spawn = (task) => preflight(api, tracker, { params: { runtime: 'acp', agentId: 'claude', task, cwd: w.repo }, toolCallId: `call-${++n}` }, ctx);
@@ -260,23 +265,34 @@ test('admission: the addon decides from the tracker\'s facts whether a spawn hol
   assert.deepEqual([rec.claudeSessionId, rec.childSessionKey, rec.outcome, rec.startedAt], [id, child, 'ok', new Date(spawned.startedAt).toISOString()]);
 });
 
-test('admission is atomic: two spawns into one idle repository at the same instant, one gets its working tree, the other sees it in flight', async (t) => {
+test('admission is atomic: two spawns into one idle repository at the same instant, one gets its working tree, the other sees it in flight and is isolated (or, without isolation, refused)', async (t) => {
   const w = world();
   process.env.OPENCLAW_STATE_DIR = w.stateDir;
   t.after(() => delete process.env.OPENCLAW_STATE_DIR);
   const tracker = new SpawnTracker({ policy });
   t.after(() => stopLearning(tracker.state));
-  const { api } = hostApi({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT });
   const ctx = { agentId: 'main', sessionKey: REQUESTER };
-  const spawn = (task, n) => preflight(api, tracker, { params: { runtime: 'acp', agentId: 'claude', task, cwd: w.repo }, toolCallId: `call-${n}` }, ctx);
-  // As OpenClaw runs the pre-flights of one answer of the model: both started before either returns.
-  const both = await Promise.all([spawn('Write the install guide', 1), spawn('Write the usage guide', 2)]);
-  const main = both.filter((r) => r?.params && !r.params.cwd);
-  const other = both.filter((r) => !main.includes(r));
-  assert.equal(main.length, 1, `exactly one in the working tree: ${JSON.stringify(both)}`);
-  assert.equal(other[0]?.block, true, JSON.stringify(other));
-  assert.match(other[0].blockReason, /a session this gateway spawned moments ago, spawned through OpenClaw and not finished/);
-  assert.deepEqual([...tracker.state.spawns.values()].map((s) => s.nonce), [nonceOf(main[0].params.task)], 'the refused one is not tracked');
+  const atOnce = async (spawnPreflight) => {
+    const { api } = hostApi({ claudeConfigDir: w.claudeConfigDir, spawnPreflight });
+    const spawn = (task, n) => preflight(api, tracker, { params: { runtime: 'acp', agentId: 'claude', task, cwd: w.repo }, toolCallId: `call-${n}` }, ctx);
+    // As OpenClaw runs the pre-flights of one answer of the model: both started before either returns.
+    const both = await Promise.all([spawn('Write the install guide', 1), spawn('Write the usage guide', 2)]);
+    const main = both.filter((r) => r?.params && !r.params.cwd);
+    assert.equal(main.length, 1, `exactly one in the working tree: ${JSON.stringify(both)}`);
+    return { main: main[0], other: both.find((r) => r !== main[0]) };
+  };
+  // Isolation (the default): the other one runs in a worktree of its own.
+  const isolated = await atOnce(PATIENT);
+  assert.ok(isolated.other.params.cwd.startsWith(path.join(w.repo, '.claude', 'worktrees') + path.sep), JSON.stringify(isolated.other));
+  assert.match(isolated.other.params.task, /Isolated worktree: you work in /);
+  const tracked = [...tracker.state.spawns.values()];
+  assert.deepEqual(tracked.map((s) => [s.cwd, s.worktree?.path]), [[w.repo, undefined], [isolated.other.params.cwd, isolated.other.params.cwd]], 'each tracked where it runs');
+  tracker.state.spawns.clear();
+  // Without isolation: the other one is refused, and not tracked.
+  const refused = await atOnce(BUSY_GUARD);
+  assert.equal(refused.other?.block, true, JSON.stringify(refused.other));
+  assert.match(refused.other.blockReason, /a session this gateway spawned moments ago, spawned through OpenClaw and not finished/);
+  assert.deepEqual([...tracker.state.spawns.values()].map((s) => s.nonce), [nonceOf(refused.main.params.task)], 'the refused one is not tracked');
 });
 
 test('admission: a spawn whose answer OpenClaw is delivering no longer makes its repository busy, inside its first minute', async (t) => {
@@ -286,7 +302,7 @@ test('admission: a spawn whose answer OpenClaw is delivering no longer makes its
   const now = clock();
   const tracker = new SpawnTracker({ policy, now });
   t.after(() => stopLearning(tracker.state));
-  const { api, log } = hostApi({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT });
+  const { api, log } = hostApi({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: BUSY_GUARD });
   const ctx = { agentId: 'main', sessionKey: REQUESTER };
   let n = 0;
   const spawn = (task, cwd = w.repo) => preflight(api, tracker, { params: { runtime: 'acp', agentId: 'claude', task, cwd }, toolCallId: `call-${++n}` }, ctx);
@@ -336,8 +352,8 @@ test('two copies of the plugin, as OpenClaw loads one for each registration and 
   assert.notEqual(copies[0], copies[1], 'two module instances');
   // A requester of its own: the spawns of this process's state stay apart from the other tests'.
   const requester = 'agent:main:copies';
-  const before = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT }, undefined, copies[0]);
-  const after = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT }, undefined, copies[1]);
+  const before = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: BUSY_GUARD }, undefined, copies[0]);
+  const after = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: BUSY_GUARD }, undefined, copies[1]);
   t.after(() => after.api.service.stop());
   const first = await before.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'Refactor the cart', cwd: w.repo }, requester));
   assert.ok(first.params);
@@ -384,7 +400,7 @@ test('hooks: briefs, records, tracks the spawn to its end, learns its session, a
   const w = world();
   process.env.OPENCLAW_STATE_DIR = w.stateDir;
   t.after(() => delete process.env.OPENCLAW_STATE_DIR);
-  const { fire, log, api } = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT });
+  const { fire, log, api } = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: BUSY_GUARD });
   t.after(() => api.service.stop?.());
 
   // No cwd: blocked, naming the requester's workspace.
@@ -447,7 +463,7 @@ test('hooks: an overrun lets the spawn proceed with its task and origin marker; 
   const rec = await recorded();
   assert.deepEqual([rec.task, rec.label, rec.cwd, rec.decision, rec.requesterSessionKey], ['Tidy the cart', 'tidy', w.repo, 'overrun', 'agent:main:main']);
   // It holds its repository like any spawn in flight.
-  const patient = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: PATIENT });
+  const patient = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: BUSY_GUARD });
   const again = await patient.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', task: 'Add tax', cwd: w.repo }));
   assert.equal(again?.block, true, 'the repository of the overrun spawn is busy');
   // Claude Code writes its transcript: the plugin learns the session by its nonce.
