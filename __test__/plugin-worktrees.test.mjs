@@ -6,6 +6,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { addon } from './support/helpers.mjs';
+import { git, world } from './support/spawn-world.mjs';
+import plugin from '../plugin/index.mjs';
 import { worktreesRequest } from '../plugin/commands.mjs';
 
 test('/worktrees: list by default, prune on request; --force only with a repository named; unknown flags refused', () => {
@@ -16,4 +21,106 @@ test('/worktrees: list by default, prune on request; --force only with a reposit
   assert.deepEqual(worktreesRequest('prune /r/shop --force /r/shop/.claude/worktrees/a'), { sub: 'prune', repo: '/r/shop', force: true, paths: ['/r/shop/.claude/worktrees/a'] });
   for (const words of ['list --force', 'list /a /b', 'prune -f /r', 'prune --force']) assert.match(/** @type {any} */ (worktreesRequest(words)).usage, /^Usage: \/worktrees/, words);
   assert.match(/** @type {any} */ (worktreesRequest('prune --force')).usage, /name the repository/);
+});
+
+/**
+ * This package's plugin registered on an OpenClaw plugin API for `config`:
+ * `fire(hook, event, ctx)`, `tool(name)` (its `execute`), `command(name)`
+ * (its handler) and the log.
+ */
+function loadPlugin(config) {
+  const hooks = {};
+  const tools = {};
+  const commands = {};
+  const log = { info: [], warn: [] };
+  const api = {
+    pluginConfig: config,
+    config: { acp: { defaultAgent: 'claude' } },
+    runtime: { agent: { resolveAgentWorkspaceDir: (_cfg, id) => `/ws/${id}` } },
+    logger: { info: (m) => log.info.push(m), warn: (m) => log.warn.push(m), error: (m) => log.warn.push(m), debug() {} },
+    on: (name, handler) => ((hooks[name] ??= []).push(handler)),
+    registerTool: (create, { name }) => (tools[name] = create),
+    registerCommand: (c) => (commands[c.name] = c.handler),
+    registerHook() {}, registerCli() {},
+    registerService: (s) => (api.service = s),
+  };
+  plugin.register(api);
+  const fire = async (name, event, ctx = {}) => {
+    let out;
+    for (const handler of hooks[name] ?? []) out = await handler(event, ctx);
+    return out;
+  };
+  const ctx = { agentId: 'main', sessionKey: REQUESTER };
+  return {
+    api, log, fire,
+    tool: async (name, params) => (await tools[name](ctx).execute('call', params)).details,
+    command: async (name, args) => (await commands[name]({ ...ctx, args })).text,
+  };
+}
+
+const REQUESTER = 'agent:main:worktrees';
+let calls = 0;
+
+/** Lets `n` spawns of `host` into `cwd` through at the same instant, as one answer of the model; each with its child session started. */
+async function spawnAtOnce(host, cwd, tasks) {
+  const ids = tasks.map(() => `call-wt-${++calls}`);
+  const results = await Promise.all(tasks.map((task, i) => host.fire('before_tool_call',
+    { toolName: 'sessions_spawn', params: { runtime: 'acp', agentId: 'claude', task, cwd }, toolCallId: ids[i] },
+    { agentId: 'main', sessionKey: REQUESTER, toolName: 'sessions_spawn', toolCallId: ids[i] })));
+  const children = [];
+  for (const [i, id] of ids.entries()) {
+    const childSessionKey = `agent:claude:acp:wt-${calls}-${i}`;
+    children.push(childSessionKey);
+    await host.fire('after_tool_call', { toolName: 'sessions_spawn', toolCallId: id, result: { details: { status: 'accepted', childSessionKey } } }, { toolCallId: id });
+  }
+  return results.map((r, i) => ({ ...r.params, childSessionKey: children[i], nonce: addon.parseOriginMarker(r.params.task)?.spawn }));
+}
+
+test('an isolated spawn: its worktree kept with its commit at its end, told by claude_code_spawns and /worktrees, pruned once merged; one that changed nothing removed at its end', async (t) => {
+  const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
+  const host = loadPlugin({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: { budgetMs: 14_000 } });
+  t.after(() => host.api.service.stop());
+  const head = git(w.repo, 'rev-parse', 'HEAD');
+  const spawned = await spawnAtOnce(host, w.repo, ['Write the install guide', 'Write the usage guide']);
+  const isolated = spawned.filter((s) => s.cwd);
+  assert.equal(isolated.length, 1, `exactly one isolated: ${JSON.stringify(spawned)}`);
+  const [iso] = isolated;
+  assert.ok(iso.cwd.startsWith(path.join(w.repo, '.claude', 'worktrees') + path.sep), iso.cwd);
+  const rec = (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === iso.nonce);
+  assert.deepEqual([rec.cwd, rec.worktreePath, rec.baseCommit, rec.worktreeBranch], [iso.cwd, iso.cwd, head, git(iso.cwd, 'branch', '--show-current')]);
+  // Claude Code commits in its worktree; the spawn ends: kept, with its commit.
+  fs.writeFileSync(path.join(iso.cwd, 'USAGE.md'), '# Usage\n');
+  git(iso.cwd, 'add', 'USAGE.md');
+  git(iso.cwd, 'commit', '-qm', 'Add the usage guide');
+  await host.fire('subagent_ended', { targetSessionKey: iso.childSessionKey, outcome: 'ok', reason: 'subagent-complete', endedAt: Date.now() });
+  assert.equal(fs.existsSync(iso.cwd), true, 'kept');
+  assert.equal((await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === iso.nonce).worktreeRemoved, false);
+  assert.ok(host.log.info.some((l) => l.includes(`worktree ${iso.cwd} (branch ${rec.worktreeBranch}) kept: 1 commit(s) beyond its base`)), host.log.info.join('\n'));
+  const { spawns } = await host.tool('claude_code_spawns', { repoPath: w.repo });
+  const o = spawns.find((s) => s.nonce === iso.nonce);
+  assert.deepEqual([o.childSessionKey, o.commits.map((c) => c.subject), o.filesChanged, o.worktree.commitsAhead, o.worktree.removed], [iso.childSessionKey, ['Add the usage guide'], ['USAGE.md'], 1, false]);
+  assert.deepEqual((await host.tool('claude_code_spawns', {})).spawns.map((s) => s.nonce).sort(), spawned.map((s) => s.nonce).sort(), 'the calling session\'s own spawns');
+  assert.deepEqual((await host.tool('claude_code_spawns', { limit: 0 })).error?.code, 'E_INVALID_ARGUMENT');
+  // /worktrees: listed, and in use within the start grace of a spawn made in it.
+  assert.match(await host.command('worktrees', ''), /, in use by a running Claude Code/);
+  // A minute later: prune keeps unmerged work; merged, it goes.
+  const minuteAgo = new Date(Date.now() - addon.SPAWN_POLICY.startGraceMs - 1000);
+  fs.utimesSync(path.join(git(iso.cwd, 'rev-parse', '--absolute-git-dir'), 'OPENCLAW_SPAWN'), minuteAgo, minuteAgo);
+  const listed = await host.command('worktrees', '');
+  assert.deepEqual(listed.split('\n'), [`${w.repo}: 1 kept worktree(s)`, `${iso.cwd}: branch ${rec.worktreeBranch}, 1 commit(s) beyond ${head.slice(0, 7)}, clean`]);
+  assert.match(await host.command('worktrees', `prune ${w.repo}`), /0 removed, 1 kept[\s\S]*unmerged commits/);
+  git(w.repo, 'merge', '-q', '--no-edit', rec.worktreeBranch);
+  assert.match(await host.command('worktrees', `prune ${w.repo}`), /1 removed, 0 kept/);
+  assert.equal(fs.existsSync(iso.cwd), false);
+  assert.equal(git(w.repo, 'branch', '--list', rec.worktreeBranch), '');
+  // Another pair: the isolated one changes nothing and is removed at its end, branch and all.
+  const again = (await spawnAtOnce(host, w.other, ['Review the post', 'Proofread the post'])).find((s) => s.cwd);
+  const branch = git(again.cwd, 'branch', '--show-current');
+  await host.fire('subagent_ended', { targetSessionKey: again.childSessionKey, outcome: 'ok', reason: 'subagent-complete', endedAt: Date.now() });
+  assert.equal(fs.existsSync(again.cwd), false, 'removed');
+  assert.equal(git(w.other, 'branch', '--list', branch), '');
+  assert.equal((await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === again.nonce).worktreeRemoved, true);
+  assert.deepEqual(host.log.warn, []);
 });

@@ -52,10 +52,10 @@ async function slimCommand(args) {
 }
 
 /** One kept spawn worktree as a chat line. @param {any} w */
-const worktreeLine = (w) => `${w.path}: branch ${w.branch}, ${w.commitsAhead} commit(s) beyond ${String(w.baseCommit).slice(0, 7)}, ${w.dirty ? 'uncommitted changes' : 'clean'}${w.merged ? ', merged' : ''}`;
+const worktreeLine = (w) => `${w.path}: branch ${w.branch}, ${w.commitsAhead} commit(s) beyond ${String(w.baseCommit).slice(0, 7)}, ${w.dirty ? 'uncommitted changes' : 'clean'}${w.merged ? ', merged' : ''}${w.inUse ? ', in use by a running Claude Code' : ''}`;
 
 /** Why prune kept a worktree, for a chat line. @param {any} w */
-const keptBecause = (w) => (w.dirty ? 'uncommitted changes' : w.commitsAhead && !w.merged ? 'unmerged commits' : 'kept');
+const keptBecause = (w) => (w.inUse ? 'a Claude Code session runs in it' : w.dirty ? 'uncommitted changes' : w.commitsAhead && !w.merged ? 'unmerged commits' : 'kept');
 
 /**
  * `/worktrees [list|prune] [<repository>] [--force] [<worktree>…]`: the
@@ -159,16 +159,18 @@ export function registerCommands(api) {
       if ('usage' in request) return { text: request.usage };
       try {
         const a = addon();
+        // Claude Code's liveness records tell a worktree still in use.
+        const { claudeConfigDir } = settings(api);
         const repos = request.repo ? [request.repo] : await isolatedRepositories(ctx.agentId ?? 'main');
         if (!repos.length) return { text: 'No spawn of this agent was isolated in a worktree. Name a repository: /worktrees <repository>' };
         const lines = [];
         for (const repo of repos) {
           if (request.sub === 'list') {
-            const kept = await a.listSpawnWorktrees(repo);
+            const kept = await a.listSpawnWorktrees(repo, { claudeConfigDir });
             lines.push(kept.length ? `${repo}: ${kept.length} kept worktree(s)` : `${repo}: no kept worktree`, ...kept.map(worktreeLine));
             continue;
           }
-          const pruned = await a.pruneSpawnWorktrees(repo, { force: request.force, paths: request.paths.length ? request.paths : undefined });
+          const pruned = await a.pruneSpawnWorktrees(repo, { force: request.force, paths: request.paths.length ? request.paths : undefined, claudeConfigDir });
           const removed = pruned.filter((w) => w.removed);
           const kept = pruned.filter((w) => !w.removed);
           lines.push(`${repo}: ${removed.length} removed, ${kept.length} kept`, ...removed.map((w) => `removed ${w.path} (branch ${w.branch})`),
