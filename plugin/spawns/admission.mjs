@@ -163,9 +163,6 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
         briefing: p.briefing?.enabled,
         briefingMaxChars: p.briefing?.maxChars,
         ...p.guards,
-        // Until this plugin applies `params.cwd` and finishes worktrees, a
-        // spawn is never isolated: the busy guard decides, as before.
-        isolation: 'off',
         continuationResume: p.continuation?.resume,
         continuationContext: p.continuation?.context,
         slimOverMb: p.continuation?.slimOverMb,

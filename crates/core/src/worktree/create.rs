@@ -302,7 +302,13 @@ pub fn create_spawn_worktree(
                 )
             })?;
         made.exclude = ensure_excluded(&located.common_dir)?;
-        let cwd_in = path.join(&subfolder);
+        // `join("")` would end the path with a separator: Claude Code's
+        // project folder for that `cwd` would not be the worktree's.
+        let cwd_in = if subfolder.as_os_str().is_empty() {
+            path.clone()
+        } else {
+            path.join(&subfolder)
+        };
         Ok(CreatedWorktree {
             worktree_path: path_str,
             branch: branch.clone(),
