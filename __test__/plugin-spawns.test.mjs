@@ -193,12 +193,19 @@ test('tracker: one state per spawn by the host\'s word, starting → running →
   assert.deepEqual(inFlight(), ['agent:claude:acp:q', undefined]);
   // A second later, its answer given: waiting, no longer in flight, well inside the start grace.
   now.advance(1000);
-  t.end(s);
+  t.answer(s);
   assert.equal(t.hostState(s), 'waiting');
   assert.deepEqual(t.facts(REQUESTER).inFlight.map((f) => f.childSessionKey), [undefined], 'only the one not answered yet');
   assert.ok(now() - s.startedAt < policy.startGraceMs);
+  // Its session learned: it counts as ended for the busy rule, and is kept until the host reports its end.
+  t.learned(s, 'S-quick');
+  assert.deepEqual(t.facts(REQUESTER).finishedSessionIds, ['S-quick']);
+  t.prune();
+  assert.equal(t.has('quick'), true, 'still tracked: OpenClaw\'s end is to come');
   t.close(s);
   assert.equal(t.hostState(s), 'ended');
+  t.prune();
+  assert.equal(t.has('quick'), false);
   t.fail(refused);
   assert.deepEqual([t.hostState(refused), refused.ended, refused.closed], ['failed', true, true]);
   assert.deepEqual(t.facts(REQUESTER).inFlight, []);

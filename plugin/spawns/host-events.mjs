@@ -117,8 +117,8 @@ export async function onChildEnded(api, tracker, event) {
 export function onRunDelivered(api, tracker, event) {
   try {
     const s = tracker.byChild(event.childSessionKey);
-    if (!s || s.ended) return undefined;
-    tracker.end(s);
+    if (!s || s.ended || s.answered) return undefined;
+    tracker.answer(s);
     api.logger.info(`${PLUGIN_ID}: spawn ${s.nonce} (${event.childSessionKey}) answered`);
     void record(api, s.agentId, { nonce: s.nonce, finalState: tracker.hostState(s) });
     if (!s.claudeSessionId) void learnSessions(api, tracker).catch((e) => api.logger.warn(`${PLUGIN_ID}: spawn session not looked up (${describe(coded(e))})`));

@@ -33,7 +33,8 @@
  * @property {string | undefined} claudeSessionId its Claude Code session, once known
  * @property {string | undefined} childSessionKey OpenClaw's child session, once known
  * @property {boolean} started the host was seen starting it (a child key, or its transcript, was seen)
- * @property {boolean} ended the run ended: the host delivered its answer, reported its end, or refused the spawn
+ * @property {boolean} ended the run ended: the host reported its end, or refused the spawn
+ * @property {boolean} answered the host is delivering its answer (`subagent_delivery_target`): its run has ended, the host has not reported so yet
  * @property {boolean} closed its session is gone too
  * @property {boolean} failed the host refused the spawn, or reported it ended with an error
  * @property {{ path: string, branch: string, finished?: boolean } | undefined} worktree the git worktree the pre-flight isolated it in (`finished` once its end was handled)
@@ -113,6 +114,7 @@ export class SpawnTracker {
       started: false,
       ended: false,
       closed: false,
+      answered: false,
       failed: false,
       worktree: undefined,
       ...fields,
@@ -174,6 +176,16 @@ export class SpawnTracker {
     if (s.claudeSessionId) this.#finished(s.claudeSessionId);
   }
 
+  /**
+   * The host is delivering the spawn's answer: it waits, no longer at work,
+   * and is still tracked until the host reports its end.
+   * @param {Spawn} s
+   */
+  answer(s) {
+    s.answered = true;
+    if (s.claudeSessionId) this.#finished(s.claudeSessionId);
+  }
+
   /** The spawn is over with its session: refused, or closed by the host. @param {Spawn} s */
   close(s) {
     this.end(s);
@@ -190,7 +202,7 @@ export class SpawnTracker {
   hostState(s) {
     if (s.failed) return 'failed';
     if (s.closed) return 'ended';
-    if (s.ended) return 'waiting';
+    if (s.ended || s.answered) return 'waiting';
     return s.started ? 'running' : 'starting';
   }
 
@@ -198,7 +210,7 @@ export class SpawnTracker {
   learned(s, id) {
     s.claudeSessionId = id;
     s.started = true;
-    if (s.ended) this.#finished(id);
+    if (s.ended || s.answered) this.#finished(id);
   }
 
   /** The spawns whose Claude Code session is still looked for. */
