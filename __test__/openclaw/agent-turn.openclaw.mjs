@@ -8,7 +8,13 @@
 // to the requester's model. Unlike a spawn through POST /tools/invoke, such
 // a spawn gets OpenClaw's end-of-task events. Every scenario asserts on what
 // Claude Code sent to the API, on the transcripts, and on what the agent's
-// model was sent.
+// model was sent; the parallel ones (two spawns into one repository, a
+// spawn into a repository where Claude Code is at work, a spawn right after
+// a quick one) on git too: which spawn got the main working tree, which a
+// worktree under `.claude/worktrees/` and its branch, what each committed
+// where, what was removed at the end, and what `claude_code_spawns` and
+// `/worktrees` say of it (docs/plugin.md, "Parallel spawns on one
+// repository").
 //
 // What OpenClaw 2026.9.6 tells plugins about a model-made ACP spawn of
 // Claude Code, as the first scenario asserts it (the hook recorder logs
@@ -51,6 +57,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { addon } from '../support/helpers.mjs';
 import { startFakeAnthropic } from '../support/fake-anthropic.mjs';
@@ -279,49 +286,126 @@ scenario('two spawns in one turn on two repositories: both run, each briefed on 
   }
 });
 
-/** What the spawns of one turn into one repository did (the next two tests read it). */
-let sameRepo;
+/** `sh` command that writes `file` with `text` and commits it as Claude Code would, in the folder it runs in. */
+const commitFile = (file, text, subject) => ({
+  name: 'Bash',
+  input: { command: `printf '${text}\\n' > ${file} && git add ${file} && git -c user.name=claude -c user.email=claude@example.invalid commit -qm "${subject}"`, description: `Commit ${file}` },
+});
 
-scenario('two spawns in one turn on the same repository: today both are admitted into its main working tree (the pre-flights run at once and neither sees the other)', { timeout: 900_000 }, async (run) => {
+/** Whether `dir` lies in a worktree of `repo` (under `<repo>/.claude/worktrees/`). */
+const inWorktreeOf = (repo, dir) => typeof dir === 'string' && dir.startsWith(path.join(repo, '.claude', 'worktrees') + path.sep);
+
+/**
+ * A chat command in requester session `sessionKey` (`chat.send`, as an
+ * operator types it), resolved to the command's reply.
+ */
+async function chatCommand(sessionKey, message) {
+  chain.call('chat.send', { sessionKey, message, idempotencyKey: `cmd-${Date.now()}-${Math.random()}` });
+  return until(`the reply to ${message}`, () => {
+    const { messages } = chain.call('chat.history', { sessionKey, limit: 10 });
+    const at = messages.findLastIndex((m) => m.role === 'user' && (typeof m.content === 'string' ? m.content : m.content?.[0]?.text) === message);
+    const reply = at >= 0 && messages.slice(at + 1).find((m) => m.role === 'assistant');
+    return reply && reply.content.map((b) => b.text ?? '').join('');
+  }, 60_000, 500);
+}
+
+/**
+ * What the fake API billed Claude Code session `sessionId` for its turns:
+ * `{ inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens }`
+ * (its title requests left out: they are not in its transcript).
+ */
+function billed(sessionId) {
+  const total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 };
+  for (const r of api.requests.filter((x) => x.sessionId === sessionId && x.completed && x.usage && !isTitleRequest(x))) {
+    total.inputTokens += r.usage.input_tokens;
+    total.outputTokens += r.usage.output_tokens;
+    total.cacheReadTokens += r.usage.cache_read_input_tokens;
+    total.cacheCreationTokens += r.usage.cache_creation_input_tokens;
+  }
+  return total;
+}
+
+/** The tokens of a spawn's outcome, as `billed` sums them. */
+const tokensOf = (o) => ({ inputTokens: o.inputTokens, outputTokens: o.outputTokens, cacheReadTokens: o.cacheReadTokens, cacheCreationTokens: o.cacheCreationTokens });
+
+/** The outcomes `claude_code_spawns` returns for `args`, through POST /tools/invoke. */
+async function spawnOutcomes(args) {
+  const res = await chain.invoke('claude_code_spawns', args);
+  const spawns = res.body?.result?.details?.spawns;
+  assert.ok(Array.isArray(spawns), JSON.stringify(res.body).slice(0, 2000));
+  return spawns;
+}
+
+scenario('two spawns in one turn on the same repository: one runs in its main working tree, the other in a worktree under .claude/worktrees/ on a new branch, which keeps its commit; its outcome and /worktrees say so', { timeout: 900_000 }, async (run) => {
   const delta = run.repo('delta');
   const tasks = ['Write the delta install guide', 'Write the delta usage guide'];
+  const subjects = ['Add the install guide', 'Add the usage guide'];
+  const files = ['INSTALL.md', 'USAGE.md'];
+  for (const [i, task] of tasks.entries()) claude.script(task, [commitFile(files[i], `# ${files[i]}`, subjects[i])]);
   const word = run.word('DELTA-DOCS');
   agent.script(word, tasks.map((task) => ({ task, cwd: delta.dir })));
   const statusBefore = delta.git('status', '--porcelain=v1', '--untracked-files=all');
-  const { outcomes } = await userTurn(word, `Please ${word} in two parallel Claude Code sessions.`, run.session('same-repo'));
+  const session = run.session('same-repo');
+  const { outcomes } = await userTurn(word, `Please ${word} in two parallel Claude Code sessions.`, session);
+  assert.deepEqual(outcomes.map((o) => o.status), ['accepted', 'accepted'], `never refused: ${JSON.stringify(outcomes)}`);
   const runs = [];
   for (const [i, task] of tasks.entries()) {
-    if (outcomes[i].status !== 'accepted') {
-      runs.push({ task, outcome: outcomes[i] });
-      continue;
-    }
     const req = await claudeRequest(task, outcomes[i].childSessionKey);
     await chain.finished(req.sessionId);
     const first = chain.transcript(req.sessionId).find((l) => l.type === 'user');
-    runs.push({ task, outcome: outcomes[i], sessionId: req.sessionId, sent: taskMessage(req), cwd: first.cwd, gitBranch: first.gitBranch });
+    runs.push({ i, task, outcome: outcomes[i], req, sessionId: req.sessionId, sent: taskMessage(req), cwd: first.cwd, gitBranch: first.gitBranch });
   }
-  sameRepo = { repo: delta.dir, runs, statusBefore, statusAfter: delta.git('status', '--porcelain=v1', '--untracked-files=all') };
-  // Today: both accepted, both in the main tree, on its branch.
-  assert.deepEqual(outcomes.map((o) => o.status), ['accepted', 'accepted'], JSON.stringify(outcomes));
-  assert.deepEqual(runs.map((r) => [r.cwd, r.gitBranch]), [[delta.dir, 'main'], [delta.dir, 'main']]);
-  assert.deepEqual(sessionsIn(delta.dir), runs.map((r) => r.sessionId).sort());
-  for (const r of runs) assert.match(chain.log(), new RegExp(`spawn pre-flight brief ${addon.parseOriginMarker(r.sent).spawn} `), 'both briefed, neither refused');
-});
-
-test('two spawns in one turn on the same repository: one runs in the main working tree, the other in its own worktree under .claude/worktrees/ on a new branch', {
-  timeout: 60_000,
-  todo: 'pending: isolation of a spawn into a busy repository',
-}, () => {
-  assert.ok(sameRepo, 'the spawns ran');
-  const { repo, runs, statusBefore, statusAfter } = sameRepo;
-  assert.deepEqual(runs.map((r) => r.outcome.status), ['accepted', 'accepted'], 'never refused');
-  const main = runs.filter((r) => r.cwd === repo);
-  const isolated = runs.filter((r) => r.cwd?.startsWith(path.join(repo, '.claude', 'worktrees') + path.sep));
+  const main = runs.filter((r) => r.cwd === delta.dir);
+  const isolated = runs.filter((r) => inWorktreeOf(delta.dir, r.cwd));
   assert.equal(main.length, 1, `exactly one in the main tree: ${JSON.stringify(runs.map((r) => r.cwd))}`);
   assert.equal(isolated.length, 1, 'exactly one isolated');
-  assert.notEqual(isolated[0].gitBranch, 'main', 'on its own branch');
-  assert.ok(isolated[0].sent.includes(isolated[0].gitBranch) && /worktree/i.test(isolated[0].sent), `its briefing names the worktree and branch:\n${isolated[0].sent}`);
-  assert.equal(statusAfter, statusBefore, 'the main tree\'s status is untouched by the isolated one');
+  const [m, iso] = [main[0], isolated[0]];
+  // The isolated one: on a branch of its own, told so, and Claude Code tells its model where it works.
+  assert.notEqual(iso.gitBranch, 'main', 'on its own branch');
+  assert.ok(iso.sent.includes(iso.gitBranch) && /worktree/i.test(iso.sent), `its briefing names the worktree and branch:\n${iso.sent}`);
+  const isoRequests = api.requests.filter((r) => r.sessionId === iso.sessionId && !isTitleRequest(r));
+  assert.ok(isoRequests.length && isoRequests.every((r) => r.systemText.includes(iso.cwd)), 'every request of the isolated Claude Code names its worktree');
+  assert.ok(isoRequests.every((r) => taskMessage(r).includes(iso.gitBranch)), 'and its branch');
+  // Git: each commit on its own branch; the main tree's status as it was.
+  assert.equal(delta.git('log', '-1', '--format=%s', 'main'), subjects[m.i], 'the main-tree spawn committed on main');
+  const isoCommit = delta.git('rev-parse', iso.gitBranch);
+  assert.equal(delta.git('log', '-1', '--format=%s', iso.gitBranch), subjects[iso.i]);
+  assert.throws(() => delta.git('merge-base', '--is-ancestor', isoCommit, 'main'), 'the isolated commit is not on main');
+  assert.equal(delta.git('ls-files', files[iso.i]), '', `${files[iso.i]} is not in the main tree`);
+  assert.equal(delta.git('status', '--porcelain=v1', '--untracked-files=all'), statusBefore, 'the main tree\'s status is untouched by the isolated one');
+
+  // Its outcome, once OpenClaw reported its end: the commit, the file, the answer, the bill; the worktree kept.
+  await subagentEnded(iso.outcome.childSessionKey);
+  await subagentEnded(m.outcome.childSessionKey);
+  const spawns = await spawnOutcomes({ repoPath: delta.dir });
+  const o = spawns.find((s) => s.sessionId === iso.sessionId);
+  assert.ok(o, JSON.stringify(spawns).slice(0, 2000));
+  assert.deepEqual([o.task, o.childSessionKey, o.state], [iso.task, iso.outcome.childSessionKey, 'ended']);
+  assert.equal(o.finalMessage, `Done: ${iso.task}`, 'the final message is what the API answered');
+  assert.deepEqual(o.commits, [{ hash: isoCommit, subject: subjects[iso.i] }]);
+  assert.deepEqual(o.filesChanged, [files[iso.i]]);
+  assert.deepEqual(tokensOf(o), billed(iso.sessionId), 'the tokens the API billed for the spawn');
+  assert.ok(o.outputTokens > 0 && !o.sessionTotals);
+  // Its cost as Claude Code accounts it (the CLI's cost-state), as discovery reads it for the session.
+  const listed = (await addon.discoverSessions(delta.dir, { claudeConfigDir: chain.claudeDir })).find((d) => d.sessionId === iso.sessionId);
+  assert.ok(listed, 'discovery lists the worktree\'s session as the repository\'s');
+  assert.equal(listed.branch, iso.gitBranch, 'with the worktree\'s branch');
+  assert.equal(o.costUsd, listed.totalCostUsd, 'the cost of the spawn\'s session');
+  assert.deepEqual([o.worktree?.branch, o.worktree?.commitsAhead, o.worktree?.dirty, o.worktree?.removed], [iso.gitBranch, 1, false, false], JSON.stringify(o.worktree));
+  assert.ok(iso.cwd.startsWith(o.worktree.path), `${iso.cwd} in ${o.worktree.path}`);
+  assert.ok(fs.existsSync(o.worktree.path), 'kept: it holds a commit');
+  // The main-tree spawn: its commit on main, no worktree.
+  const om = spawns.find((s) => s.sessionId === m.sessionId);
+  assert.deepEqual([om?.commits.map((c) => c.subject), om?.filesChanged, om?.worktree ?? null], [[subjects[m.i]], [files[m.i]], null]);
+  // One spawn by its child key, another by its nonce.
+  assert.deepEqual((await spawnOutcomes({ childSessionKey: iso.outcome.childSessionKey })).map((s) => s.sessionId), [iso.sessionId]);
+  assert.deepEqual((await spawnOutcomes({ nonce: addon.parseOriginMarker(m.sent).spawn })).map((s) => s.sessionId), [m.sessionId]);
+  // /worktrees lists the kept one; prune leaves its unmerged commit alone.
+  const list = await chatCommand(session, `/worktrees ${delta.dir}`);
+  assert.ok(list.includes(`${o.worktree.path}: branch ${iso.gitBranch}, 1 commit(s) beyond`), list);
+  const prune = await chatCommand(session, `/worktrees prune ${delta.dir}`);
+  assert.match(prune, /0 removed, 1 kept/);
+  assert.ok(fs.existsSync(o.worktree.path) && delta.git('rev-parse', iso.gitBranch) === isoCommit, 'unmerged work is never pruned without --force');
 });
 
 scenario('a quick spawn followed at once by another on the same repository: the second runs in the main working tree, neither refused nor isolated', { timeout: 900_000 }, async (run, t) => {
@@ -361,6 +445,48 @@ scenario('a quick spawn followed at once by another on the same repository: the 
   await subagentEnded(quick.first.childSessionKey);
 });
 
+scenario('a spawn into a repository where Claude Code is at work runs in a worktree of its own; having changed nothing, its worktree and branch are removed when it ends', { timeout: 900_000 }, async (run) => {
+  const eta = run.repo('eta');
+  const working = 'Refactor the eta entry point';
+  const looking = 'Review the eta README wording';
+  const [busyWord, lookWord] = [run.word('ETA-BUSY'), run.word('ETA-LOOK')];
+  agent.script(busyWord, [{ task: working, cwd: eta.dir }]);
+  agent.script(lookWord, [{ task: looking, cwd: path.join(eta.dir, 'src') }]);
+  // The first Claude Code's answer waits until the second spawn is decided: it is at work in the main tree.
+  const releaseWorking = claude.hold(working);
+  let busyReq;
+  try {
+    const a = await userTurn(busyWord, `Please ${busyWord}.`, run.session('eta-a'));
+    busyReq = await claudeRequest(working, a.outcomes[0].childSessionKey);
+    const b = await userTurn(lookWord, `Please ${lookWord}.`, run.session('eta-b'));
+    // Decided while the first was at work: the first may answer now.
+    releaseWorking();
+    assert.equal(b.outcomes[0].status, 'accepted', JSON.stringify(b.outcomes[0]));
+    const req = await claudeRequest(looking, b.outcomes[0].childSessionKey);
+    await chain.finished(req.sessionId);
+    const first = chain.transcript(req.sessionId).find((l) => l.type === 'user');
+    assert.ok(inWorktreeOf(eta.dir, first.cwd), `isolated: ${first.cwd}`);
+    assert.equal(path.basename(first.cwd), 'src', 'in the subfolder the spawn named');
+    assert.notEqual(first.gitBranch, 'main');
+    const sent = taskMessage(req);
+    assert.ok(sent.includes(busyReq.sessionId) || sent.includes(a.outcomes[0].childSessionKey), `the briefing names the session at work in the main tree:\n${sent}`);
+    const record = await recorded(taskMessage(req), 'worktreePath', 'worktreeBranch', 'baseCommit');
+    assert.deepEqual([record.worktreeBranch, record.baseCommit, record.cwd], [first.gitBranch, eta.head(), first.cwd]);
+    // It ends with nothing changed: worktree, branch and git's entry for it are gone.
+    await subagentEnded(b.outcomes[0].childSessionKey);
+    await until('the empty worktree removed', async () => (await chain.spawnRecordOf(taskMessage(req)))?.worktreeRemoved === true, 60_000, 500);
+    assert.equal(fs.existsSync(record.worktreePath), false, 'no folder');
+    assert.equal(eta.git('branch', '--list', record.worktreeBranch), '', 'no branch');
+    assert.ok(!eta.git('worktree', 'list', '--porcelain').includes(record.worktreePath), 'no worktree entry');
+    assert.equal(eta.git('status', '--porcelain=v1', '--untracked-files=all'), '', 'the main tree as it was');
+    const [o] = await spawnOutcomes({ sessionId: req.sessionId });
+    assert.deepEqual([o?.state, o?.commits, o?.filesChanged, o?.worktree?.removed], ['ended', [], [], true], JSON.stringify(o));
+  } finally {
+    releaseWorking();
+  }
+  if (busyReq) await chain.finished(busyReq.sessionId);
+});
+
 /** The spawn recorded before the gateway restart (the next two tests read it). */
 let restarted;
 
@@ -390,23 +516,23 @@ scenario('a gateway restart with a spawn recorded: its record, child key and Cla
   const tool = await chain.invoke('claude_code_sessions', { repoPath: zeta.dir });
   const listed = tool.body?.result?.details?.sessions?.find((s) => s.sessionId === req.sessionId);
   assert.equal(listed?.source, 'openclaw', JSON.stringify(tool.body).slice(0, 2000));
-  restarted = { repo: zeta.dir, task, sessionId: req.sessionId, childSessionKey: spawned.childSessionKey, nonce: after.nonce, commit, usage: api.usageBySession()[req.sessionId] };
+  restarted = { repo: zeta.dir, task, requester: run.session('restart'), sessionId: req.sessionId, childSessionKey: spawned.childSessionKey, nonce: after.nonce, commit, usage: billed(req.sessionId) };
 });
 
-test('a spawn\'s outcome read after a gateway restart: state, final message, the commit and file it made, tokens billed', {
-  timeout: 120_000,
-  todo: 'pending: the spawn outcome (claude_code_spawns)',
-}, async () => {
+test('a spawn\'s outcome read after a gateway restart: state, final message, the commit and file it made, tokens billed', { timeout: 120_000 }, async () => {
   assert.ok(restarted, 'the spawn ran and the gateway restarted');
-  const res = await chain.invoke('claude_code_spawns', { repoPath: restarted.repo });
-  const spawn = res.body?.result?.details?.spawns?.find((s) => s.claudeSessionId === restarted.sessionId);
-  assert.ok(spawn, JSON.stringify(res.body).slice(0, 2000));
-  assert.equal(spawn.childSessionKey, restarted.childSessionKey);
-  assert.equal(spawn.state, 'ended');
+  const spawns = await spawnOutcomes({ repoPath: restarted.repo });
+  const spawn = spawns.find((s) => s.sessionId === restarted.sessionId);
+  assert.ok(spawn, JSON.stringify(spawns).slice(0, 2000));
+  assert.deepEqual([spawn.nonce, spawn.childSessionKey, spawn.state, spawn.task, spawn.cwd], [restarted.nonce, restarted.childSessionKey, 'ended', restarted.task, restarted.repo]);
   assert.equal(spawn.finalMessage, `Done: ${restarted.task}`);
-  assert.ok(spawn.commits?.some((c) => restarted.commit.startsWith(c.sha ?? c)), JSON.stringify(spawn.commits));
-  assert.ok(spawn.filesChanged?.includes('NOTES.md'), JSON.stringify(spawn.filesChanged));
-  assert.equal(spawn.outputTokens, restarted.usage.outputTokens);
+  assert.deepEqual(spawn.commits, [{ hash: restarted.commit, subject: 'Add the release notes' }]);
+  assert.deepEqual(spawn.filesChanged, ['NOTES.md']);
+  assert.deepEqual(tokensOf(spawn), restarted.usage, 'the tokens the API billed for the spawn');
+  assert.ok(spawn.durationMs > 0 && Date.parse(spawn.endedAt) > Date.parse(spawn.startedAt), JSON.stringify(spawn));
+  assert.equal(spawn.worktree ?? null, null, 'it ran in the main tree');
+  // The same spawn by its requester, as the model asks for its own.
+  assert.ok((await spawnOutcomes({ requesterSessionKey: restarted.requester })).some((s) => s.nonce === restarted.nonce));
 });
 
 test('the gateway stays healthy and, stopped, leaves nothing running', { timeout: 300_000 }, async () => {
