@@ -84,6 +84,7 @@ export function worktreesRequest(args) {
  * @returns {Promise<string[]>}
  */
 async function isolatedRepositories(agentId) {
+  /** @type {Array<{ worktreePath?: string, repoPath?: string }>} */
   const records = await addon().listSpawns(agentId, stateDir());
   return [...new Set(records.filter((r) => r.worktreePath && r.repoPath).map((r) => /** @type {string} */ (r.repoPath)))];
 }
@@ -170,6 +171,7 @@ export function registerCommands(api) {
             lines.push(kept.length ? `${repo}: ${kept.length} kept worktree(s)` : `${repo}: no kept worktree`, ...kept.map(worktreeLine));
             continue;
           }
+          /** @type {any[]} */
           const pruned = await a.pruneSpawnWorktrees(repo, { force: request.force, paths: request.paths.length ? request.paths : undefined, claudeConfigDir });
           const removed = pruned.filter((w) => w.removed);
           const kept = pruned.filter((w) => !w.removed);

@@ -47,7 +47,7 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
     [`${ID}-handoff-capture`]: ['command:new', 'command:reset'],
     [`${ID}-handoff-offer`]: ['agent:bootstrap'],
   });
-  assert.deepEqual(inspect.commands.sort(), ['clean', 'handoff', 'worktrees']);
+  assert.deepEqual(inspect.commands.sort(), ['clean', 'handoff', 'slim', 'worktrees']);
   assert.deepEqual(inspect.cliCommands, ['occ']);
   assert.deepEqual(inspect.diagnostics, []);
   assert.match(cli(['plugins', 'doctor'], { rerunIfHung: true }).stdout, /checks passed/);
@@ -97,7 +97,19 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   }
   assert.match(log, /\] ready/, log);
   assert.match(log, new RegExp(`plugins: [^)]*${ID}`), 'the gateway loaded the plugin');
-  const call = (method, params) => json(cli(['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(params), '--json']).stdout);
+  // A call the gateway answers as retryable (e.g. "session history is
+  // rebuilding; retry shortly", seen on a loaded machine) is made again after
+  // the wait it asks for, as its own clients do.
+  const call = (method, params) => {
+    for (let tries = 1; ; tries++) {
+      const r = cli(['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(params), '--json'], { allowFailure: true });
+      if (r.status === 0) return json(r.stdout);
+      let error;
+      try { error = json(r.stdout).error; } catch {}
+      if (!error?.retryable || tries === 40) throw new Error(`gateway call ${method} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(250, error.retryAfterMs ?? 0));
+    }
+  };
   let n = 0;
   const invoke = (name, args) => call('tools.invoke', { name, args, idempotencyKey: `t${++n}` });
   const chat = async (message) => {
