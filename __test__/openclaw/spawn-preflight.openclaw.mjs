@@ -199,7 +199,9 @@ async function busyScenario(release) {
   // A config change reloads the plugin, a fresh copy of it: the spawn in
   // flight is still tracked (blocked as this gateway's spawn, naming its
   // child, not only by Claude Code's liveness record).
-  await reconfigure({ spawnPreflight: { busyWindowSeconds: 11 } });
+  // Isolation off: the busy guard decides (with isolation, the default, the
+  // spawn would run in a worktree instead; agent-turn.openclaw.mjs proves that).
+  await reconfigure({ spawnPreflight: { busyWindowSeconds: 11, isolation: 'off' } });
   const reason = blocked(await chain.spawnClaude({ task: 'Add a changelog', cwd: repos.beta.dir }));
   assert.ok(reason.includes(first.sessionId), `names the Claude session: ${reason}`);
   assert.ok(reason.includes(first.childSessionKey), `names OpenClaw's child: ${reason}`);

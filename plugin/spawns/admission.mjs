@@ -178,6 +178,9 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
     failure = e;
   }
   const took = tracker.now() - started;
+  // An answer that came after the budget counts as an overrun even when it
+  // won the race (a timer due in 1 ms may run after an answer that took 2).
+  if (!failure && took > budgetMs) result = OVERRUN;
   if (failure || result === OVERRUN) {
     // Without the addon this throws, and the spawn passes exactly as asked.
     const marked = addon().markSpawnTask(task, agentId, nonce);
