@@ -12,6 +12,7 @@ import { addon } from './support/helpers.mjs';
 import { git, world } from './support/spawn-world.mjs';
 import plugin from '../plugin/index.mjs';
 import { worktreesRequest } from '../plugin/commands.mjs';
+import { dropUnusedWorktree } from '../plugin/spawns/worktrees.mjs';
 
 test('/worktrees: list by default, prune on request; --force only with a repository named; unknown flags refused', () => {
   assert.deepEqual(worktreesRequest(''), { sub: 'list', repo: undefined, force: false, paths: [] });
@@ -123,4 +124,19 @@ test('an isolated spawn: its worktree kept with its commit at its end, told by c
   assert.equal(git(w.other, 'branch', '--list', branch), '');
   assert.equal((await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === again.nonce).worktreeRemoved, true);
   assert.deepEqual(host.log.warn, []);
+});
+
+test('a worktree made by a pre-flight whose answer came after its budget is removed, branch and all: the spawn went on in the repository as asked', async () => {
+  const w = world();
+  const answer = addon.preflightSpawn({ task: 'Add tax', cwd: w.repo },
+    { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir, persistentCache: false, isolation: 'always' });
+  const made = (await answer).isolation;
+  assert.ok(made && fs.existsSync(made.worktreePath), 'the pre-flight made a worktree');
+  const log = { info: [], warn: [] };
+  dropUnusedWorktree({ logger: { info: (m) => log.info.push(m), warn: (m) => log.warn.push(m) } }, answer);
+  const deadline = Date.now() + 30_000;
+  while (fs.existsSync(made.worktreePath) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(fs.existsSync(made.worktreePath), false, 'removed');
+  assert.equal(git(w.repo, 'branch', '--list', made.branch), '');
+  assert.deepEqual(log.warn, []);
 });

@@ -13,6 +13,7 @@ import { PLUGIN_ID, addon, coded, describe, stateDir } from '../host.mjs';
 import { settings } from '../config.mjs';
 import { record } from './records.mjs';
 import { startLearning } from './learning.mjs';
+import { dropUnusedWorktree } from './worktrees.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
 /** @typedef {import('./tracker.mjs').SpawnTracker} SpawnTracker */
@@ -154,8 +155,10 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
   let result;
   /** @type {unknown} */
   let failure;
+  /** @type {Promise<any> | undefined} */
+  let answer;
   try {
-    result = await withinBudget(addon().preflightSpawn(
+    answer = addon().preflightSpawn(
       { task, cwd, resumeSessionId: askedResume, label: typeof params.label === 'string' ? params.label : undefined, agentId, requesterWorkspace: workspace },
       {
         claudeConfigDir: config.claudeConfigDir,
@@ -173,7 +176,8 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
         budgetMs,
         nonce,
       },
-    ), budgetMs);
+    );
+    result = await withinBudget(answer, budgetMs);
   } catch (e) {
     failure = e;
   }
@@ -182,6 +186,8 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
   // won the race (a timer due in 1 ms may run after an answer that took 2).
   if (!failure && took > budgetMs) result = OVERRUN;
   if (failure || result === OVERRUN) {
+    // A worktree the late answer made is not where this spawn runs.
+    if (answer) dropUnusedWorktree(api, answer);
     // Without the addon this throws, and the spawn passes exactly as asked.
     const marked = addon().markSpawnTask(task, agentId, nonce);
     api.logger.warn(failure

@@ -41,3 +41,24 @@ export async function finishWorktree(api, s) {
 function keptWhy(w) {
   return [w.commitsAhead ? `${w.commitsAhead} commit(s) beyond its base` : '', w.dirty ? 'uncommitted changes' : ''].filter(Boolean).join(', ') || 'it holds work';
 }
+
+/**
+ * Removes the worktree a pre-flight made for a spawn that did not get it:
+ * its answer came after the budget, and the spawn went on in the
+ * repository as asked. Waits for that answer; a fresh worktree holds no
+ * work, so `finishSpawnWorktree` removes it with its branch. Never throws.
+ * @param {Api} api
+ * @param {Promise<any>} answer the pre-flight's answer, however late
+ */
+export function dropUnusedWorktree(api, answer) {
+  answer.then(async (r) => {
+    const path = r?.isolation?.worktreePath;
+    if (!path) return;
+    try {
+      const done = await addon().finishSpawnWorktree(path);
+      api.logger.info(`${PLUGIN_ID}: worktree ${path}, made by a pre-flight past its budget, ${done.removed ? 'removed' : `kept: ${keptWhy(done)}`}`);
+    } catch (e) {
+      api.logger.warn(`${PLUGIN_ID}: worktree ${path}, made by a pre-flight past its budget, not removed (${describe(coded(e))})`);
+    }
+  }, () => {});
+}
