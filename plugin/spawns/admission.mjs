@@ -158,7 +158,8 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
   /** @type {Promise<any> | undefined} */
   let answer;
   try {
-    answer = addon().preflightSpawn(
+    /** @type {Promise<any>} */
+    const pending = addon().preflightSpawn(
       { task, cwd, resumeSessionId: askedResume, label: typeof params.label === 'string' ? params.label : undefined, agentId, requesterWorkspace: workspace },
       {
         claudeConfigDir: config.claudeConfigDir,
@@ -177,7 +178,8 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
         nonce,
       },
     );
-    result = await withinBudget(answer, budgetMs);
+    answer = pending;
+    result = await withinBudget(pending, budgetMs);
   } catch (e) {
     failure = e;
   }
