@@ -127,19 +127,21 @@ const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 test('detectPaneState on what tmux capture-pane really returns', { skip: !hasTmux && 'tmux is not installed' }, async () => {
   const dir = tempDir('osi-tmux-');
-  const screen = path.join(dir, 'screen.txt');
   const tmux = (...args) => execFileSync('tmux', ['-L', `osi-test-${process.pid}`, '-f', '/dev/null', ...args], { encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' } });
   try {
+    // One session per screen, all kept until the server is killed at the
+    // end: killing the last session makes the tmux server exit, and a
+    // session made at that moment fails with "server exited unexpectedly".
     for (const [text, state] of [[PERMISSION_SCREEN, 'permission_prompt'], ['✻ Pondering… (42s · esc to interrupt)', 'working'], ['  ⎿  API Error: 529 Overloaded', 'error'], ['│ >   │', 'idle']]) {
-      fs.writeFileSync(screen, `${text}\n`);
-      tmux('new-session', '-d', '-s', 'cc', '-x', '80', '-y', '24', `cat '${screen}'; sleep 30`);
+      const file = path.join(dir, `${state}.txt`);
+      fs.writeFileSync(file, `${text}\n`);
+      tmux('new-session', '-d', '-s', state, '-x', '80', '-y', '24', `cat '${file}'; sleep 30`);
       let pane = '';
       for (let i = 0; i < 100 && !pane.includes(text.split('\n').at(-1).trim().slice(0, 10)); i++) {
         await new Promise((r) => setTimeout(r, 50));
-        pane = tmux('capture-pane', '-p', '-t', 'cc');
+        pane = tmux('capture-pane', '-p', '-t', state);
       }
       assert.equal(addon.detectPaneState(pane), state, pane);
-      tmux('kill-session', '-t', 'cc');
     }
   } finally {
     spawnSync('tmux', ['-L', `osi-test-${process.pid}`, 'kill-server']);
