@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { minutes, phaseTable, runGraph, selectJobs } from './ci-graph.mjs';
 import { testSteps } from './test.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -87,22 +88,6 @@ function unscheduled() {
   return all.filter((f) => !scheduled.has(f));
 }
 
-/** The jobs OSI_CI_ONLY asks for, with everything they need. */
-function selected() {
-  const only = process.env.OSI_CI_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!only?.length) return jobs;
-  const want = new Set();
-  const add = (id) => {
-    const j = jobs.find((x) => x.id === id);
-    if (!j) throw new Error(`OSI_CI_ONLY: no job ${id} (jobs: ${jobs.map((x) => x.id).join(', ')})`);
-    if (want.has(id)) return;
-    want.add(id);
-    for (const n of j.needs ?? []) add(n);
-  };
-  only.forEach(add);
-  return jobs.filter((j) => want.has(j.id));
-}
-
 /** Runs one command of a job, appending its output to the job's log. */
 function runStep(job, [cmd, args, env = {}], log) {
   return new Promise((resolve) => {
@@ -114,13 +99,25 @@ function runStep(job, [cmd, args, env = {}], log) {
   });
 }
 
-const fmt = (ms) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
-
 /** Prints a job's whole log under a header. */
-function printLog(job) {
-  const status = job.status === 0 ? 'passed' : job.status === undefined ? 'not run' : 'FAILED';
-  process.stdout.write(`\n== ${job.name}: ${status} in ${fmt(job.ms ?? 0)}\n`);
-  if (job.log && fs.existsSync(job.log)) process.stdout.write(fs.readFileSync(job.log, 'utf8'));
+function printLog(job, { result, ms }) {
+  process.stdout.write(`\n== ${job.name}: ${result === 'failed' ? 'FAILED' : result} in ${minutes(ms ?? 0)}\n`);
+  const log = logOf(job);
+  if (fs.existsSync(log)) process.stdout.write(fs.readFileSync(log, 'utf8'));
+}
+
+/** The log file of a job. */
+const logOf = (job) => path.join(logs, `${job.id.replace(/[^\w-]+/g, '_')}.log`);
+
+/** Runs a job's commands one after another, until one fails; resolves to the exit status. */
+async function runJob(job) {
+  const log = logOf(job);
+  fs.writeFileSync(log, '');
+  for (const step of job.steps) {
+    const status = await runStep(job, step, log);
+    if (status !== 0) return status;
+  }
+  return 0;
 }
 
 async function main() {
@@ -133,61 +130,19 @@ async function main() {
   prune();
   fs.mkdirSync(cache, { recursive: true });
   console.log(`== CI: ${warm ? 'warm' : 'fresh'} build cache ${cache}; ${CPU_LANES} computing + ${WAITING_LANES} waiting lanes; logs in ${logs}`);
-  const todo = selected();
-  const byId = new Map(todo.map((j) => [j.id, j]));
-  const running = new Set();
-  await new Promise((done) => {
-    const schedule = () => {
-      for (const job of todo) {
-        if (job.state) continue;
-        const needs = (job.needs ?? []).map((id) => byId.get(id));
-        // A job whose needs failed is skipped; every other job still runs,
-        // so that one run shows every failure.
-        if (needs.some((n) => n.state === 'done' && n.status !== 0 || n.state === 'skipped')) {
-          job.state = 'skipped';
-          continue;
-        }
-        if (needs.some((n) => n.status !== 0)) continue;
-        // `after` orders jobs that share a lane without needing each other's result.
-        if ((job.after ?? []).some((id) => byId.has(id) && !['done', 'skipped'].includes(byId.get(id).state))) continue;
-        const lane = [...running].filter((r) => r.cpu === job.cpu).length;
-        if (lane >= (job.cpu ? CPU_LANES : WAITING_LANES)) continue;
-        job.state = 'running';
-        running.add(job);
-        job.log = path.join(logs, `${job.id.replace(/[^\w-]+/g, '_')}.log`);
-        fs.writeFileSync(job.log, '');
-        const t0 = Date.now();
-        console.log(`-- ${fmt(t0 - start)} start ${job.name}`);
-        (async () => {
-          let status = 0;
-          for (const step of job.steps) {
-            status = await runStep(job, step, job.log);
-            if (status !== 0) break;
-          }
-          job.status = status;
-          job.ms = Date.now() - t0;
-          job.state = 'done';
-          running.delete(job);
-          printLog(job);
-          schedule();
-        })();
-      }
-      if (running.size === 0) done();
-    };
-    schedule();
+  const todo = selectJobs(jobs, process.env.OSI_CI_ONLY?.split(',').map((s) => s.trim()).filter(Boolean) ?? []);
+  const results = await runGraph(todo, { cpu: CPU_LANES, waiting: WAITING_LANES }, runJob, {
+    started: (job) => console.log(`-- ${minutes(Date.now() - start)} start ${job.name}`),
+    ended: printLog,
   });
   const total = Date.now() - start;
   const budget = warm ? BUDGET_MINUTES.warm : BUDGET_MINUTES.fresh;
   console.log(`\n== CI phases (${warm ? 'warm' : 'fresh'} build cache)`);
-  console.log('| job | needs | lane | time | result |\n| --- | --- | --- | --- | --- |');
-  for (const j of todo) {
-    const result = j.status === 0 ? 'passed' : j.state === 'skipped' ? 'skipped (a need failed)' : j.status === undefined ? 'not run' : `FAILED (exit ${j.status})`;
-    console.log(`| ${j.name} | ${(j.needs ?? []).join(', ') || '-'} | ${j.cpu ? 'computing' : 'waiting'} | ${j.ms === undefined ? '-' : fmt(j.ms)} | ${result} |`);
-  }
-  console.log(`\n== total ${fmt(total)} of a ${budget}-minute budget (${warm ? 'warm' : 'fresh'} machine)${total > budget * 60_000 ? ': OVER BUDGET, see CONTRIBUTING.md "CI"' : ''}`);
-  const passed = todo.filter((j) => j.status === 0).length;
-  const notPassed = todo.length - passed;
-  console.log(`jobs: ${passed} passed, ${notPassed} failed`);
+  console.log(phaseTable(todo, results));
+  console.log(`\n== total ${minutes(total)} of a ${budget}-minute budget (${warm ? 'warm' : 'fresh'} machine)${total > budget * 60_000 ? ': OVER BUDGET, see CONTRIBUTING.md "CI"' : ''}`);
+  const count = (result) => [...results.values()].filter((r) => r.result === result).length;
+  const notPassed = todo.length - count('passed');
+  console.log(`jobs: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
   fs.rmSync(scanCache, { recursive: true, force: true });
   process.exit(notPassed ? 1 : 0);
 }
