@@ -157,4 +157,7 @@ function prune() {
   }
 }
 
-await main();
+await main().catch((e) => {
+  console.error(`ci: ${e.message}`);
+  process.exit(1);
+});
