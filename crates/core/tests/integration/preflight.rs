@@ -18,12 +18,13 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::util::git_repo::*;
+use crate::util::scratch::{shop_repo, Scratch};
 use session_intel_core::repo_path::RepoPath;
 
 /// A repository with history and changes of every kind, a Claude config
 /// folder and a state folder, all in one temporary folder.
 struct World {
-    _tmp: tempfile::TempDir,
+    _scratch: Scratch,
     repo: PathBuf,
     other: PathBuf,
     claude: PathBuf,
@@ -32,13 +33,9 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = tmp.path().canonicalize().unwrap();
-        let repo = new_repo(&base, "shop");
-        write(&repo, "README.md", "shop\n");
-        write(&repo, "src/cart.rs", "fn cart() {}\n");
-        git_in(&repo, &["add", "."]);
-        commit(&repo, "Add the cart", 7200);
+        let scratch = Scratch::new();
+        let base = scratch.base.clone();
+        let repo = shop_repo(&base, 7200, &[("README.md", "shop\n")]);
         git_in(&repo, &["checkout", "-q", "-b", "feature/cart-totals"]);
         write(&repo, "src/cart.rs", "fn cart() { total() }\n");
         git_in(&repo, &["add", "src/cart.rs"]);
@@ -51,16 +48,12 @@ impl World {
         write(&other, "index.md", "blog\n");
         git_in(&other, &["add", "."]);
         commit(&other, "Start the blog", 100);
-        let claude = base.join("claude");
-        let state = base.join("state");
-        fs::create_dir_all(&claude).unwrap();
-        fs::create_dir_all(&state).unwrap();
         World {
-            _tmp: tmp,
             repo,
             other,
-            claude,
-            state,
+            claude: scratch.claude.clone(),
+            state: scratch.state.clone(),
+            _scratch: scratch,
         }
     }
 

@@ -12,29 +12,28 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::util::git_repo::*;
+use crate::util::scratch::{shop_repo, Scratch};
 
 const BUSY: &str = "aaaaaaaa-1111-2222-3333-444444444444";
 const NONCE: &str = "0123456789abcdef";
 
 struct World {
-    tmp: tempfile::TempDir,
+    scratch: Scratch,
     repo: PathBuf,
     claude: PathBuf,
 }
 
 impl World {
     fn new() -> World {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = tmp.path().canonicalize().unwrap();
-        let repo = new_repo(&base, "shop");
-        write(&repo, "src/cart.rs", "fn cart() {}\n");
-        git_in(&repo, &["add", "."]);
-        commit(&repo, "Add the cart", 600);
+        let scratch = Scratch::new();
+        let repo = shop_repo(&scratch.base, 600, &[]);
         write(&repo, "src/cart.rs", "fn cart() { total() }\n");
         write(&repo, "notes.txt", "todo\n");
-        let claude = base.join("claude");
-        fs::create_dir_all(&claude).unwrap();
-        World { tmp, repo, claude }
+        World {
+            repo,
+            claude: scratch.claude.clone(),
+            scratch,
+        }
     }
 
     /// Options with a spawn of `session` (none: not learned yet) starting
@@ -167,7 +166,7 @@ fn a_spawn_at_work_in_a_worktree_leaves_the_main_tree_free() {
 #[test]
 fn a_busy_folder_outside_git_gets_the_busy_guard() {
     let w = World::new();
-    let plain = w.tmp.path().canonicalize().unwrap().join("plain");
+    let plain = w.scratch.base.join("plain");
     fs::create_dir_all(&plain).unwrap();
     let mut opts = w.busy(Some(BUSY));
     opts.in_flight[0].repo_path = Some(plain.to_string_lossy().into_owned());

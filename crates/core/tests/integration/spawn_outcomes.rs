@@ -14,12 +14,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::util::git_repo::*;
+use crate::util::scratch::{shop_repo, Scratch};
 
 const ID: &str = "bbbbbbbb-1111-2222-3333-444444444444";
 const EARLIER: &str = "cccccccc-1111-2222-3333-444444444444";
 
 struct World {
-    _tmp: tempfile::TempDir,
+    _scratch: Scratch,
     repo: PathBuf,
     claude: PathBuf,
     state: PathBuf,
@@ -32,21 +33,12 @@ fn iso(ago: Duration) -> String {
 
 impl World {
     fn new() -> World {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = tmp.path().canonicalize().unwrap();
-        let repo = new_repo(&base, "shop");
-        write(&repo, "src/cart.rs", "fn cart() {}\n");
-        git_in(&repo, &["add", "."]);
-        commit(&repo, "Add the cart", 600);
-        let claude = base.join("claude");
-        let state = base.join("state");
-        fs::create_dir_all(&claude).unwrap();
-        fs::create_dir_all(&state).unwrap();
+        let scratch = Scratch::new();
         World {
-            _tmp: tmp,
-            repo,
-            claude,
-            state,
+            repo: shop_repo(&scratch.base, 600, &[]),
+            claude: scratch.claude.clone(),
+            state: scratch.state.clone(),
+            _scratch: scratch,
         }
     }
 
