@@ -105,6 +105,9 @@ class HostFailedSpawn extends Error {}
  */
 const DISPATCH_TIMEOUT = (outcome) => outcome?.status === 'error' && outcome.errorCode === 'dispatch_failed' && /gateway request timeout/.test(outcome.error ?? '');
 
+/** The index in the fake API's log of the first request of the scenario's attempt that runs now: an attempt reads no request of an earlier one. */
+let attemptFrom = 0;
+
 /**
  * A scenario: `body(run)` with `run.repo(name)` (a new git repository),
  * `run.word(w)` and `run.session(s)` (a scripted word and a requester
@@ -116,6 +119,7 @@ function scenario(name, options, body) {
   test(name, options, async (t) => {
     for (let attempt = 1; ; attempt++) {
       const tag = attempt === 1 ? '' : `-${attempt}`;
+      attemptFrom = api.requests.length;
       const run = {
         attempt,
         last: attempt >= 3,
@@ -154,7 +158,8 @@ async function userTurn(word, message, sessionKey) {
  * fails that spawn before its first turn.
  */
 async function claudeRequest(task, childSessionKey) {
-  const sent = api.waitForRequest((r) => !agent.handles(r) && !isTitleRequest(r) && (taskMessage(r) ?? '').startsWith(task), 300_000);
+  const from = attemptFrom;
+  const sent = api.waitForRequest((r) => !agent.handles(r) && !isTitleRequest(r) && (taskMessage(r) ?? '').startsWith(task) && api.requests.indexOf(r) >= from, 300_000);
   let settled = false;
   const failed = until(`${childSessionKey} to fail before its first turn`, async () => settled || chain.hostFailedSpawn(childSessionKey), 300_000, 2000)
     .catch(() => new Promise(() => {}));
