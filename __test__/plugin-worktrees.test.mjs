@@ -135,7 +135,9 @@ test('a worktree made by a pre-flight whose answer came after its budget is remo
   const log = { info: [], warn: [] };
   dropUnusedWorktree({ logger: { info: (m) => log.info.push(m), warn: (m) => log.warn.push(m) } }, answer);
   const deadline = Date.now() + 30_000;
-  while (fs.existsSync(made.worktreePath) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  // The folder goes first, then the branch.
+  const left = () => fs.existsSync(made.worktreePath) || git(w.repo, 'branch', '--list', made.branch) !== '';
+  while (left() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.equal(fs.existsSync(made.worktreePath), false, 'removed');
   assert.equal(git(w.repo, 'branch', '--list', made.branch), '');
   assert.deepEqual(log.warn, []);

@@ -10,6 +10,7 @@
 
 use super::git::{failed, git};
 use super::layout::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
+use super::spare::take_spare;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
 use std::fs;
@@ -38,17 +39,24 @@ pub struct CreatedWorktree {
     pub subfolder: String,
     /// The spawn's `cwd` in the worktree: its root joined with `subfolder`.
     pub cwd: String,
+    /// It is the repository's spare worktree, taken (see [`super::spare`]),
+    /// not one checked out for this spawn.
+    pub from_spare: bool,
 }
 
 /// Where a folder lies in git: its work tree root, the repository's common
 /// git folder, and `HEAD`'s commit.
-struct Located {
-    top: PathBuf,
-    common_dir: PathBuf,
-    head: String,
+pub(super) struct Located {
+    /// The work tree's root.
+    pub top: PathBuf,
+    /// The repository's common git folder.
+    pub common_dir: PathBuf,
+    /// `HEAD`'s commit.
+    pub head: String,
 }
 
-fn locate(cwd: &Path, deadline: Instant) -> Result<Located> {
+/// Where `cwd` lies in git; fails outside git and before the first commit.
+pub(super) fn locate(cwd: &Path, deadline: Instant) -> Result<Located> {
     let out = git(
         cwd,
         &[
@@ -85,7 +93,7 @@ fn locate(cwd: &Path, deadline: Instant) -> Result<Located> {
 
 /// The main working tree of the repository whose common git folder is
 /// `common_dir` (its parent when it is a `.git` folder).
-fn main_tree(common_dir: &Path, top: &Path) -> PathBuf {
+pub(super) fn main_tree(common_dir: &Path, top: &Path) -> PathBuf {
     match common_dir.file_name() {
         Some(n) if n == ".git" => common_dir
             .parent()
@@ -106,6 +114,33 @@ fn symlink_on_the_way(root: &Path, path: &Path) -> Option<PathBuf> {
         }
     }
     None
+}
+
+/// Fails when a folder between `repo` and `dir` is a symbolic link.
+pub(super) fn symlink_error(repo: &Path, dir: &Path) -> Result<()> {
+    match symlink_on_the_way(repo, dir) {
+        Some(link) => Err(Error::new(
+            ErrorCode::WriteFailed,
+            format!(
+                "{} is a symbolic link; no worktree is made through it",
+                link.display()
+            ),
+        )
+        .with_hint("remove the symbolic link and try again")),
+        None => Ok(()),
+    }
+}
+
+/// The repository's worktree lock (`<git dir>/worktrees.lock`), waited for
+/// until `deadline`.
+pub(super) fn lock_worktrees(common_dir: &Path, deadline: Instant) -> Result<FileLock> {
+    FileLock::acquire(
+        &common_dir.join("worktrees"),
+        LockOptions {
+            timeout: deadline.saturating_duration_since(Instant::now()),
+            ..LockOptions::default()
+        },
+    )
 }
 
 /// A name for the worktree: `name` itself when free, else `name-2`,
@@ -147,17 +182,44 @@ fn free_name(
 
 /// What has been made so far, undone in reverse order on failure.
 #[derive(Default)]
-struct Made {
-    dirs: Vec<PathBuf>,
-    worktree: Option<PathBuf>,
-    admin: Option<PathBuf>,
-    branch: Option<String>,
-    exclude: Option<(PathBuf, Option<Vec<u8>>)>,
+pub(super) struct Made {
+    /// Folders made on the way to the worktree, outermost first.
+    pub dirs: Vec<PathBuf>,
+    /// The worktree's folder.
+    pub worktree: Option<PathBuf>,
+    /// The worktree's git folder.
+    pub admin: Option<PathBuf>,
+    /// Its branch.
+    pub branch: Option<String>,
+    /// `info/exclude` and its content before.
+    pub exclude: Option<(PathBuf, Option<Vec<u8>>)>,
 }
 
 impl Made {
+    /// Makes the folders between `repo` and `dir` that are missing, each
+    /// remembered to be undone.
+    pub fn make_dirs(&mut self, repo: &Path, dir: &Path) -> Result<()> {
+        let mut missing = Vec::new();
+        let mut at = dir.to_path_buf();
+        while !at.exists() && at.starts_with(repo) && at != repo {
+            missing.push(at.clone());
+            at.pop();
+        }
+        for dir in missing.into_iter().rev() {
+            fs::create_dir(&dir).map_err(|e| {
+                Error::new(
+                    ErrorCode::WriteFailed,
+                    format!("could not make {}: {e}", dir.display()),
+                )
+                .with_hint("make the repository's .claude folder writable")
+            })?;
+            self.dirs.push(dir);
+        }
+        Ok(())
+    }
+
     /// Undoes everything made, best effort, newest first.
-    fn undo(self, repo: &Path, deadline: Instant) {
+    pub fn undo(self, repo: &Path, deadline: Instant) {
         if let Some((path, before)) = self.exclude {
             let _ = match before {
                 Some(bytes) => write_atomic(&path, &bytes, None),
@@ -222,65 +284,47 @@ pub fn create_spawn_worktree(
         ));
     }
     let worktrees = repo.join(WORKTREES_DIR);
-    if let Some(link) = symlink_on_the_way(&repo, &worktrees) {
-        return Err(Error::new(
-            ErrorCode::WriteFailed,
-            format!(
-                "{} is a symbolic link; no worktree is made through it",
-                link.display()
-            ),
-        )
-        .with_hint("remove the symbolic link and try again"));
-    }
+    symlink_error(&repo, &worktrees)?;
     // One creation at a time per repository, across processes: git's own
     // `worktree add` run twice at once can read the other's half-made
     // entry, and the free name and `info/exclude` are read, then written.
-    let _lock = FileLock::acquire(
-        &located.common_dir.join("worktrees"),
-        LockOptions {
-            timeout: deadline.saturating_duration_since(Instant::now()),
-            ..LockOptions::default()
-        },
-    )?;
+    let _lock = lock_worktrees(&located.common_dir, deadline)?;
     let (name, branch) = free_name(&repo, &located.common_dir, name, deadline)?;
     let mut made = Made::default();
+    let mut from_spare = false;
     let result = (|| -> Result<CreatedWorktree> {
         // The folders, as far as they are missing, each undone on failure.
-        let mut missing = Vec::new();
-        let mut at = worktrees.clone();
-        while !at.exists() && at.starts_with(&repo) && at != repo {
-            missing.push(at.clone());
-            at.pop();
-        }
-        for dir in missing.into_iter().rev() {
-            fs::create_dir(&dir).map_err(|e| {
-                Error::new(
-                    ErrorCode::WriteFailed,
-                    format!("could not make {}: {e}", dir.display()),
-                )
-                .with_hint("make the repository's .claude folder writable")
-            })?;
-            made.dirs.push(dir);
-        }
+        made.make_dirs(&repo, &worktrees)?;
         let path = worktrees.join(&name);
         let path_str = path.to_string_lossy().into_owned();
         made.worktree = Some(path.clone());
         made.branch = Some(branch.clone());
-        made.admin = Some(located.common_dir.join("worktrees").join(&name));
-        let add = git(
-            &repo,
-            &[
-                "worktree",
-                "add",
-                "--quiet",
-                "-b",
-                &branch,
-                &path_str,
-                &located.head,
-            ],
-            deadline,
-        )?;
-        if !add.ok {
+        // The repository's spare, when one is ready: only what differs
+        // from the commit it was made at is checked out.
+        let spare_admin = take_spare(&repo, &path, &branch, &located.head, deadline);
+        from_spare = spare_admin.is_some();
+        made.admin = Some(
+            spare_admin
+                .clone()
+                .unwrap_or_else(|| located.common_dir.join("worktrees").join(&name)),
+        );
+        let add = match spare_admin {
+            Some(_) => None,
+            None => Some(git(
+                &repo,
+                &[
+                    "worktree",
+                    "add",
+                    "--quiet",
+                    "-b",
+                    &branch,
+                    &path_str,
+                    &located.head,
+                ],
+                deadline,
+            )?),
+        };
+        if let Some(add) = add.filter(|a| !a.ok) {
             return Err(failed("git worktree add", &add.stderr));
         }
         // The worktree's own git folder, as its `.git` file names it.
@@ -316,6 +360,7 @@ pub fn create_spawn_worktree(
             repo_path: repo.to_string_lossy().into_owned(),
             subfolder: subfolder.to_string_lossy().into_owned(),
             cwd: cwd_in.to_string_lossy().into_owned(),
+            from_spare,
         })
     })();
     match result {
@@ -333,7 +378,7 @@ pub fn create_spawn_worktree(
 /// Adds [`EXCLUDE_LINE`] to the repository's `info/exclude` unless a line
 /// there already keeps `.claude/worktrees/` out (Claude Code's own block,
 /// say); returns the file and its former content, to undo it.
-fn ensure_excluded(common_dir: &Path) -> Result<Option<(PathBuf, Option<Vec<u8>>)>> {
+pub(super) fn ensure_excluded(common_dir: &Path) -> Result<Option<(PathBuf, Option<Vec<u8>>)>> {
     let path = common_dir.join("info").join("exclude");
     let before = fs::read(&path).ok();
     let text = before
