@@ -180,7 +180,7 @@ pub struct PreflightOptions {
     /// Keep a spare worktree of the repository ready in the background once
     /// it was found busy or a spawn was isolated into it, so that the next
     /// isolation takes it instead of checking the repository out (default
-    /// `true`; see [`crate::worktree::prepare_spare_worktree`]).
+    /// `true`; see `prepareSpareWorktree`).
     pub spare_worktree: bool,
 }
 

@@ -9,6 +9,7 @@
 
 use super::git::{failed, git};
 use super::layout::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
+use super::steps::admin_dir;
 use crate::claude_code::liveness::running_sessions;
 use crate::error::Result;
 use crate::repo_path::resolve_lexically;
@@ -52,17 +53,6 @@ pub struct PruneOptions {
     /// a session works in now (default `$CLAUDE_CONFIG_DIR`, else
     /// `~/.claude`).
     pub claude_config_dir: Option<PathBuf>,
-}
-
-/// The git folder a worktree's `.git` file names.
-pub(super) fn admin_dir(worktree: &Path) -> Option<PathBuf> {
-    let text = fs::read_to_string(worktree.join(".git")).ok()?;
-    let dir = PathBuf::from(text.trim().strip_prefix("gitdir:")?.trim());
-    Some(if dir.is_absolute() {
-        dir
-    } else {
-        worktree.join(dir)
-    })
 }
 
 /// The main working tree of the worktree whose git folder is `admin`

@@ -30,10 +30,11 @@
 //! worktrees pass them by ([`super::prune_spawn_worktrees`] removes only
 //! the abandoned ones).
 
-use super::create::{locate, lock_worktrees, main_tree, symlink_error, Made};
 use super::git::git;
 use super::layout::WORKTREES_DIR;
-use super::lifecycle::admin_dir;
+use super::steps::{
+    admin_dir, ensure_excluded, locate, lock_worktrees, main_tree, symlink_error, Made,
+};
 use crate::error::Result;
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
 use std::fs;
@@ -275,7 +276,7 @@ fn make_spare(repo: &Path, common: &Path, head: &str, deadline: Instant) -> Resu
     let registered = (|| -> Result<()> {
         let _lock = lock_worktrees(common, deadline)?;
         made.make_dirs(repo, &worktrees)?;
-        made.exclude = super::create::ensure_excluded(common)?;
+        made.exclude = ensure_excluded(common)?;
         made.worktree = Some(path.clone());
         let add = git(
             repo,
