@@ -1449,6 +1449,13 @@ export interface PreflightOptions {
    * repository; `"off"`: never, the busy guard decides).
    */
   isolation?: 'busy' | 'always' | 'off'
+  /**
+   * Keep a spare worktree of the repository ready in the background once
+   * it was found busy or a spawn was isolated into it, so that the next
+   * isolation takes it instead of checking the repository out (default
+   * `true`; see `prepareSpareWorktree`).
+   */
+  spareWorktree?: boolean
 }
 
 /** What the pre-flight decided. */
@@ -1505,6 +1512,19 @@ export interface PreflightResult {
  * JavaScript thread. Rejects with `E_INVALID_ARGUMENT` for a bad option.
  */
 export declare function preflightSpawn(request: SpawnRequest, options?: PreflightOptions | undefined | null): Promise<PreflightResult>
+
+/**
+ * Prepares the spare worktree of the repository `repoPath` lies in, which
+ * the next spawn isolated into it takes instead of a full checkout:
+ * removes spares that cannot be used (unready, with local changes), brings
+ * a ready one at an older commit forward to `HEAD`, or makes one. Resolves
+ * to the ready spare, or `null` when another preparation of the repository
+ * runs now (one at a time, by a lock file in its git folder). The
+ * pre-flight does this by itself in the background; this call waits for
+ * it. Runs off the JavaScript thread; rejects with `E_INVALID_ARGUMENT`
+ * outside a git repository with a commit, `E_WRITE_FAILED` when git fails.
+ */
+export declare function prepareSpareWorktree(repoPath: string): Promise<SpareWorktree | null>
 
 /** A failing CI check of the current branch (`gh pr checks`). */
 export interface ProjectCheck {
@@ -2433,6 +2453,19 @@ export interface SlimStatistics {
   messageBytesSaved: number
 }
 
+/** The spare worktree a preparation left ready. */
+export interface SpareWorktree {
+  /** The spare's root, `<repo>/.claude/worktrees/osi-spare-<id>`. */
+  path: string
+  /**
+   * The commit it is checked out at: the repository's `HEAD` when it
+   * was prepared.
+   */
+  commit: string
+  /** What the preparation did. */
+  action: 'made' | 'brought forward' | 'current'
+}
+
 /**
  * The spawn tracking numbers, taken from the core (`spawns::SPAWN_POLICY`
  * and the pre-flight's default budget); a host takes them from here rather
@@ -2462,6 +2495,11 @@ export interface SpawnIsolation {
   subfolder?: string
   /** The session editing the main working tree, when found by id. */
   busySessionId?: string
+  /**
+   * The worktree is the repository's spare, taken: only what differed
+   * from the commit it was prepared at was checked out.
+   */
+  fromSpare: boolean
   /** Why, in a sentence. */
   reason: string
 }

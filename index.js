@@ -871,6 +871,7 @@ module.exports.parseOriginMarker = nativeBinding.parseOriginMarker
 module.exports.peekSessionHistory = nativeBinding.peekSessionHistory
 module.exports.pinSession = nativeBinding.pinSession
 module.exports.preflightSpawn = nativeBinding.preflightSpawn
+module.exports.prepareSpareWorktree = nativeBinding.prepareSpareWorktree
 module.exports.projectStatusToolPayload = nativeBinding.projectStatusToolPayload
 module.exports.pruneSpawnWorktrees = nativeBinding.pruneSpawnWorktrees
 module.exports.recordSpawn = nativeBinding.recordSpawn

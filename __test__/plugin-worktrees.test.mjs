@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addon } from './support/helpers.mjs';
+import { addon, assistantLine, jsonl, userLine, uuid, writeSession } from './support/helpers.mjs';
 import { git, world } from './support/spawn-world.mjs';
 import plugin from '../plugin/index.mjs';
 import { worktreesRequest } from '../plugin/commands.mjs';
@@ -135,8 +135,63 @@ test('a worktree made by a pre-flight whose answer came after its budget is remo
   const log = { info: [], warn: [] };
   dropUnusedWorktree({ logger: { info: (m) => log.info.push(m), warn: (m) => log.warn.push(m) } }, answer);
   const deadline = Date.now() + 30_000;
-  while (fs.existsSync(made.worktreePath) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  // The folder goes first, then the branch.
+  const left = () => fs.existsSync(made.worktreePath) || git(w.repo, 'branch', '--list', made.branch) !== '';
+  while (left() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.equal(fs.existsSync(made.worktreePath), false, 'removed');
   assert.equal(git(w.repo, 'branch', '--list', made.branch), '');
   assert.deepEqual(log.warn, []);
+});
+
+test('a gateway start finishes the worktrees of isolated spawns that ended while it was down: removed when they hold nothing, kept with their work; a spawn at work and a finished one are left', async (t) => {
+  const w = world();
+  process.env.OPENCLAW_STATE_DIR = w.stateDir;
+  t.after(() => delete process.env.OPENCLAW_STATE_DIR);
+  const startedAt = new Date(Date.now() - 120_000).toISOString();
+  const minuteAgo = new Date(Date.now() - 60_000).toISOString();
+  // Four spawns the real pre-flight isolated, recorded as the plugin records
+  // them, their Claude Code sessions learned; the gateway then went down.
+  const spawns = [];
+  for (const [i, task] of ['Write the FAQ', 'Write the install guide', 'Write the usage guide', 'Write the changelog'].entries()) {
+    const nonce = `d0d0d0d0d0d0d00${i}`;
+    const r = await addon.preflightSpawn({ task, cwd: w.repo, agentId: 'main' },
+      { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir, persistentCache: false, isolation: 'always', nonce, spareWorktree: false });
+    const { worktreePath, branch, baseCommit } = r.isolation;
+    const id = uuid();
+    await addon.recordSpawn('main', { nonce, claudeSessionId: id, agentId: 'main', task, cwd: worktreePath, repoPath: w.repo, mode: 'run', decision: r.decision, startedAt, baseCommit, worktreePath, worktreeBranch: branch, childSessionKey: `agent:claude:acp:down-${i}` }, w.stateDir);
+    // Claude Code's transcript: its turn ended a minute ago, but for the
+    // one still at work (written now, its turn open).
+    const atWork = i === 0;
+    const prompt = userLine(id, r.params.task, { cwd: worktreePath, timestamp: minuteAgo });
+    const answer = assistantLine(id, `msg_${nonce}`, { output_tokens: 5 }, { cwd: worktreePath, timestamp: minuteAgo });
+    answer.message.stop_reason = 'end_turn';
+    const file = writeSession(w.claudeConfigDir, worktreePath, id, jsonl(atWork ? [prompt] : [prompt, answer]));
+    if (!atWork) fs.utimesSync(file, new Date(minuteAgo), new Date(minuteAgo));
+    spawns.push({ nonce, worktreePath, branch });
+  }
+  // The one at work comes first: it was decided on before the others were finished.
+  const [atWork, clean, committed, finished] = spawns;
+  fs.writeFileSync(path.join(committed.worktreePath, 'USAGE.md'), '# Usage\n');
+  git(committed.worktreePath, 'add', 'USAGE.md');
+  git(committed.worktreePath, 'commit', '-qm', 'Add the usage guide');
+  // The last one was finished before the gateway went down, and kept.
+  await addon.recordSpawn('main', { nonce: finished.nonce, outcome: 'ok', endedAt: minuteAgo, worktreeRemoved: false }, w.stateDir);
+
+  const host = loadPlugin({ claudeConfigDir: w.claudeConfigDir });
+  host.api.service.start({ stateDir: w.stateDir });
+  t.after(() => host.api.service.stop());
+  const recorded = async (s) => (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === s.nonce);
+  const deadline = Date.now() + 30_000;
+  while (((await recorded(clean)).worktreeRemoved == null || (await recorded(committed)).worktreeRemoved == null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await recorded(clean)).worktreeRemoved, true);
+  assert.equal(fs.existsSync(clean.worktreePath), false, 'the worktree that held nothing is removed');
+  assert.equal(git(w.repo, 'branch', '--list', clean.branch), '');
+  assert.equal((await recorded(committed)).worktreeRemoved, false);
+  assert.equal(git(committed.worktreePath, 'log', '-1', '--format=%s'), 'Add the usage guide', 'kept with its commit');
+  assert.equal((await recorded(atWork)).worktreeRemoved, undefined, 'the spawn at work is left to its end');
+  assert.ok(fs.existsSync(atWork.worktreePath));
+  assert.ok(fs.existsSync(finished.worktreePath), 'finished before: not finished again');
+  assert.ok(host.log.info.some((l) => l.includes(`spawn ${committed.nonce} worktree ${committed.worktreePath} (branch ${committed.branch}) kept: 1 commit(s) beyond its base`)), host.log.info.join('\n'));
+  assert.ok(host.log.info.some((l) => l.includes(`spawn ${clean.nonce} worktree ${clean.worktreePath} (branch ${clean.branch}) removed: it held no work`)), host.log.info.join('\n'));
+  assert.deepEqual(host.log.warn, []);
 });

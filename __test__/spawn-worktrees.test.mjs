@@ -25,7 +25,7 @@ test('preflightSpawn: a spawn into a busy repository runs in a worktree of its o
   assert.equal(r.params.cwd, path.join(root, 'src'));
   assert.deepEqual(r.isolation, {
     worktreePath: root, branch: 'worktree-spawn-feedc0de00000002', baseCommit: head, repoPath: w.repo,
-    subfolder: 'src', reason: 'another spawn is starting in the main working tree',
+    subfolder: 'src', reason: 'another spawn is starting in the main working tree', fromSpare: false,
   });
   assert.equal(r.baseCommit, head);
   assert.match(r.briefing, /Isolated worktree: you work in .*on its own branch worktree-spawn-feedc0de00000002/);

@@ -148,6 +148,11 @@ pub struct PreflightOptions {
     /// repository; `"off"`: never, the busy guard decides).
     #[napi(ts_type = "'busy' | 'always' | 'off'")]
     pub isolation: Option<String>,
+    /// Keep a spare worktree of the repository ready in the background once
+    /// it was found busy or a spawn was isolated into it, so that the next
+    /// isolation takes it instead of checking the repository out (default
+    /// `true`; see `prepareSpareWorktree`).
+    pub spare_worktree: Option<bool>,
 }
 
 /// The parameters to patch into the spawn.
@@ -177,6 +182,9 @@ pub struct SpawnIsolation {
     pub subfolder: Option<String>,
     /// The session editing the main working tree, when found by id.
     pub busy_session_id: Option<String>,
+    /// The worktree is the repository's spare, taken: only what differed
+    /// from the commit it was prepared at was checked out.
+    pub from_spare: bool,
     /// Why, in a sentence.
     pub reason: String,
 }
@@ -372,6 +380,7 @@ impl TryFrom<PreflightOptions> for pf::PreflightOptions {
                 .isolation
                 .as_deref()
                 .map_or(Ok(d.isolation), pf::Isolation::parse)?,
+            spare_worktree: o.spare_worktree.unwrap_or(d.spare_worktree),
         })
     }
 }
@@ -429,6 +438,7 @@ impl From<pf::PreflightOutcome> for PreflightResult {
                 repo_path: i.worktree.repo_path,
                 subfolder: Some(i.worktree.subfolder).filter(|s| !s.is_empty()),
                 busy_session_id: i.busy_session_id,
+                from_spare: i.worktree.from_spare,
                 reason: i.reason,
             }),
             base_commit: o.base_commit,

@@ -1,5 +1,5 @@
 //! Spawn worktrees: `finishSpawnWorktree`, `listSpawnWorktrees`,
-//! `pruneSpawnWorktrees`.
+//! `pruneSpawnWorktrees`, and the spare worktree, `prepareSpareWorktree`.
 
 use crate::error::CoreTask;
 use napi::bindgen_prelude::*;
@@ -141,5 +141,45 @@ pub fn prune_spawn_worktrees(
             )
         },
         convert_all,
+    ))
+}
+
+/// The spare worktree a preparation left ready.
+#[napi(object, object_from_js = false)]
+pub struct SpareWorktree {
+    /// The spare's root, `<repo>/.claude/worktrees/osi-spare-<id>`.
+    pub path: String,
+    /// The commit it is checked out at: the repository's `HEAD` when it
+    /// was prepared.
+    pub commit: String,
+    /// What the preparation did.
+    #[napi(ts_type = "'made' | 'brought forward' | 'current'")]
+    pub action: String,
+}
+
+/// Prepares the spare worktree of the repository `repoPath` lies in, which
+/// the next spawn isolated into it takes instead of a full checkout:
+/// removes spares that cannot be used (unready, with local changes), brings
+/// a ready one at an older commit forward to `HEAD`, or makes one. Resolves
+/// to the ready spare, or `null` when another preparation of the repository
+/// runs now (one at a time, by a lock file in its git folder). The
+/// pre-flight does this by itself in the background; this call waits for
+/// it. Runs off the JavaScript thread; rejects with `E_INVALID_ARGUMENT`
+/// outside a git repository with a commit, `E_WRITE_FAILED` when git fails.
+#[napi(catch_unwind, ts_return_type = "Promise<SpareWorktree | null>")]
+pub fn prepare_spare_worktree(
+    repo_path: String,
+) -> AsyncTask<CoreTask<Option<wt::SpareWorktree>, Option<SpareWorktree>>> {
+    AsyncTask::new(CoreTask::new(
+        move || {
+            wt::prepare_spare_worktree(Path::new(&repo_path), Instant::now() + wt::SPARE_TIMEOUT)
+        },
+        |s| {
+            s.map(|s| SpareWorktree {
+                path: s.path,
+                commit: s.commit,
+                action: s.action.to_owned(),
+            })
+        },
     ))
 }

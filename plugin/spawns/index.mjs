@@ -3,7 +3,8 @@
 // admits Claude Code spawns (admission.mjs), the handlers that map the
 // host's later events onto the tracker and finish an isolated spawn's
 // worktree (host-events.mjs, worktrees.mjs), and the service
-// steps that look again for sessions after a restart and stop the learning
+// steps that look again for sessions after a restart, finish the worktrees
+// of spawns that ended meanwhile (worktrees.mjs) and stop the learning
 // loop (learning.mjs), all on one tracker over the process's one spawn
 // state (tracker.mjs).
 
@@ -12,6 +13,7 @@ import { SpawnTracker, processSpawnState } from './tracker.mjs';
 import { preflight, takesSpawn } from './admission.mjs';
 import { onChildEnded, onChildProgress, onRunDelivered, onSpawnResult } from './host-events.mjs';
 import { relearn, stopLearning } from './learning.mjs';
+import { finishLeftWorktrees } from './worktrees.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
 
@@ -56,7 +58,7 @@ export function registerSpawns(api) {
   api.on('subagent_ended', (event) => onChildEnded(api, tracker, event));
 
   return {
-    start: () => void relearn(api, tracker),
+    start: () => void relearn(api, tracker).then(() => finishLeftWorktrees(api, tracker)),
     stop: () => stopLearning(tracker.state),
   };
 }

@@ -7,11 +7,9 @@
 // gateway stopped before it learned them. One loop runs per process: the
 // copy of the plugin that last needed it runs it (see tracker.mjs).
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { PLUGIN_ID, addon, coded, describe, stateRoot } from '../host.mjs';
 import { settings } from '../config.mjs';
-import { record } from './records.mjs';
+import { record, recordedAgents } from './records.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
 /** @typedef {import('./tracker.mjs').SpawnTracker} SpawnTracker */
@@ -87,13 +85,7 @@ export async function relearn(api, tracker) {
   try {
     if (!settings(api).spawnPreflight.enabled) return;
     const root = stateRoot();
-    /** @type {string[]} */
-    let agents = [];
-    try {
-      agents = fs.readdirSync(path.join(root, 'agents'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-    } catch {}
-    for (const agentId of agents) {
-      if (!fs.existsSync(path.join(root, 'agents', agentId, 'claude-code-spawns.json'))) continue;
+    for (const agentId of recordedAgents(root)) {
       for (const r of await addon().listSpawns(agentId, root)) {
         const at = Date.parse(r.startedAt ?? '');
         if (r.claudeSessionId || !r.cwd || tracker.has(r.nonce) || !(tracker.now() - at < tracker.policy.learnForMs)) continue;

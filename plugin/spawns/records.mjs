@@ -4,6 +4,8 @@
 // to as the host reports on it. Discovery reads it to list the spawned
 // sessions as OpenClaw's.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { PLUGIN_ID, addon, coded, describe, stateDir } from '../host.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
@@ -22,4 +24,18 @@ export async function record(api, agentId, fields) {
   } catch (e) {
     api.logger.warn(`${PLUGIN_ID}: spawn record not written (${describe(coded(e))})`);
   }
+}
+
+/**
+ * The agents under the state root `root` that have a spawn record.
+ * @param {string} root
+ * @returns {string[]}
+ */
+export function recordedAgents(root) {
+  /** @type {string[]} */
+  let agents = [];
+  try {
+    agents = fs.readdirSync(path.join(root, 'agents'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch {}
+  return agents.filter((agentId) => fs.existsSync(path.join(root, 'agents', agentId, 'claude-code-spawns.json')));
 }

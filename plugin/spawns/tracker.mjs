@@ -128,6 +128,11 @@ export class SpawnTracker {
     return this.state.spawns.has(nonce);
   }
 
+  /** The tracked spawn of `nonce`. @param {string} nonce */
+  get(nonce) {
+    return this.state.spawns.get(nonce);
+  }
+
   /**
    * Stops tracking the spawn of `nonce` at once: its pre-flight refused
    * it, or it never got past its reservation.

@@ -177,6 +177,11 @@ pub struct PreflightOptions {
     /// when its repository is busy; `"always"`: every spawn into a git
     /// repository; `"off"`: never, the busy guard decides).
     pub isolation: Isolation,
+    /// Keep a spare worktree of the repository ready in the background once
+    /// it was found busy or a spawn was isolated into it, so that the next
+    /// isolation takes it instead of checking the repository out (default
+    /// `true`; see `prepareSpareWorktree`).
+    pub spare_worktree: bool,
 }
 
 /// Earlier sessions weighed for the briefing's context: the most recent
@@ -209,6 +214,7 @@ impl Default for PreflightOptions {
             nonce: String::new(),
             persistent_cache: Default::default(),
             isolation: Isolation::default(),
+            spare_worktree: true,
         }
     }
 }
@@ -532,6 +538,11 @@ fn decide(
             " It is not a git repository, so the spawn cannot run in a worktree of its own."
                 .to_owned(),
         );
+    }
+    // A repository isolated into once is likely to be again: the next
+    // isolation takes a spare worktree, prepared now off this thread.
+    if opts.spare_worktree && wants_worktree && status.repo.is_git_repo {
+        crate::worktree::prepare_spare_in_background(repo.clone().into());
     }
     if let Some(running) = running
         .clone()

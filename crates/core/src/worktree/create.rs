@@ -10,15 +10,12 @@
 
 use super::git::{failed, git};
 use super::layout::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
+use super::spare::take_spare;
+use super::steps::{ensure_excluded, locate, lock_worktrees, main_tree, symlink_error, Made};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs_safe::{write_atomic, FileLock, LockOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// The line Claude Code puts in `info/exclude` to keep its worktrees out of
-/// the main tree's status (one of its `# claude-code-runtime` lines).
-pub const EXCLUDE_LINE: &str = "**/.claude/worktrees/";
 
 /// How many names are tried after the one asked for is taken.
 const NAME_TRIES: usize = 20;
@@ -38,74 +35,9 @@ pub struct CreatedWorktree {
     pub subfolder: String,
     /// The spawn's `cwd` in the worktree: its root joined with `subfolder`.
     pub cwd: String,
-}
-
-/// Where a folder lies in git: its work tree root, the repository's common
-/// git folder, and `HEAD`'s commit.
-struct Located {
-    top: PathBuf,
-    common_dir: PathBuf,
-    head: String,
-}
-
-fn locate(cwd: &Path, deadline: Instant) -> Result<Located> {
-    let out = git(
-        cwd,
-        &[
-            "rev-parse",
-            "--path-format=absolute",
-            "--show-toplevel",
-            "--git-common-dir",
-            "HEAD",
-        ],
-        deadline,
-    )?;
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    if !out.ok || lines.len() < 3 {
-        let msg = if out.stderr.contains("not a git repository") {
-            format!("{} is not in a git repository", cwd.display())
-        } else {
-            "the repository has no commit to start a worktree from".to_owned()
-        };
-        return Err(Error::new(ErrorCode::InvalidArgument, msg)
-            .with_hint("isolation needs a git repository with at least one commit"));
-    }
-    let top = PathBuf::from(lines[0]);
-    let common = PathBuf::from(lines[1]);
-    Ok(Located {
-        common_dir: if common.is_absolute() {
-            common
-        } else {
-            cwd.join(common)
-        },
-        top,
-        head: lines[2].trim().to_owned(),
-    })
-}
-
-/// The main working tree of the repository whose common git folder is
-/// `common_dir` (its parent when it is a `.git` folder).
-fn main_tree(common_dir: &Path, top: &Path) -> PathBuf {
-    match common_dir.file_name() {
-        Some(n) if n == ".git" => common_dir
-            .parent()
-            .map_or(top.to_path_buf(), Path::to_path_buf),
-        _ => top.to_path_buf(),
-    }
-}
-
-/// Whether `path` or any folder between `root` and it is a symbolic link
-/// (a committed symlink at `.claude` could send the worktree anywhere).
-fn symlink_on_the_way(root: &Path, path: &Path) -> Option<PathBuf> {
-    let rel = path.strip_prefix(root).ok()?;
-    let mut at = root.to_path_buf();
-    for part in rel.components() {
-        at.push(part);
-        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Some(at);
-        }
-    }
-    None
+    /// It is the repository's spare worktree, taken (see [`super::spare`]),
+    /// not one checked out for this spawn.
+    pub from_spare: bool,
 }
 
 /// A name for the worktree: `name` itself when free, else `name-2`,
@@ -145,46 +77,6 @@ fn free_name(
     .with_hint("remove kept spawn worktrees (pruneSpawnWorktrees, /worktrees prune)"))
 }
 
-/// What has been made so far, undone in reverse order on failure.
-#[derive(Default)]
-struct Made {
-    dirs: Vec<PathBuf>,
-    worktree: Option<PathBuf>,
-    admin: Option<PathBuf>,
-    branch: Option<String>,
-    exclude: Option<(PathBuf, Option<Vec<u8>>)>,
-}
-
-impl Made {
-    /// Undoes everything made, best effort, newest first.
-    fn undo(self, repo: &Path, deadline: Instant) {
-        if let Some((path, before)) = self.exclude {
-            let _ = match before {
-                Some(bytes) => write_atomic(&path, &bytes, None),
-                None => fs::remove_file(&path).map_err(|e| Error::write_failed(&path, &e)),
-            };
-        }
-        if let Some(wt) = &self.worktree {
-            let wt_str = wt.to_string_lossy();
-            let _ = git(
-                repo,
-                &["worktree", "remove", "--force", "--force", &wt_str],
-                deadline,
-            );
-            let _ = fs::remove_dir_all(wt);
-        }
-        if let Some(admin) = &self.admin {
-            let _ = fs::remove_dir_all(admin);
-        }
-        if let Some(branch) = &self.branch {
-            let _ = git(repo, &["branch", "-D", branch], deadline);
-        }
-        for dir in self.dirs.iter().rev() {
-            let _ = fs::remove_dir(dir);
-        }
-    }
-}
-
 /// Makes a worktree for a spawn whose `cwd` is `cwd`: `<repo>/.claude/
 /// worktrees/<name>` (or the first free `name-N`) on a new branch
 /// `worktree-<name>` from `HEAD`, the `cwd`'s subfolder kept. `tag` is
@@ -222,65 +114,47 @@ pub fn create_spawn_worktree(
         ));
     }
     let worktrees = repo.join(WORKTREES_DIR);
-    if let Some(link) = symlink_on_the_way(&repo, &worktrees) {
-        return Err(Error::new(
-            ErrorCode::WriteFailed,
-            format!(
-                "{} is a symbolic link; no worktree is made through it",
-                link.display()
-            ),
-        )
-        .with_hint("remove the symbolic link and try again"));
-    }
+    symlink_error(&repo, &worktrees)?;
     // One creation at a time per repository, across processes: git's own
     // `worktree add` run twice at once can read the other's half-made
     // entry, and the free name and `info/exclude` are read, then written.
-    let _lock = FileLock::acquire(
-        &located.common_dir.join("worktrees"),
-        LockOptions {
-            timeout: deadline.saturating_duration_since(Instant::now()),
-            ..LockOptions::default()
-        },
-    )?;
+    let _lock = lock_worktrees(&located.common_dir, deadline)?;
     let (name, branch) = free_name(&repo, &located.common_dir, name, deadline)?;
     let mut made = Made::default();
+    let mut from_spare = false;
     let result = (|| -> Result<CreatedWorktree> {
         // The folders, as far as they are missing, each undone on failure.
-        let mut missing = Vec::new();
-        let mut at = worktrees.clone();
-        while !at.exists() && at.starts_with(&repo) && at != repo {
-            missing.push(at.clone());
-            at.pop();
-        }
-        for dir in missing.into_iter().rev() {
-            fs::create_dir(&dir).map_err(|e| {
-                Error::new(
-                    ErrorCode::WriteFailed,
-                    format!("could not make {}: {e}", dir.display()),
-                )
-                .with_hint("make the repository's .claude folder writable")
-            })?;
-            made.dirs.push(dir);
-        }
+        made.make_dirs(&repo, &worktrees)?;
         let path = worktrees.join(&name);
         let path_str = path.to_string_lossy().into_owned();
         made.worktree = Some(path.clone());
         made.branch = Some(branch.clone());
-        made.admin = Some(located.common_dir.join("worktrees").join(&name));
-        let add = git(
-            &repo,
-            &[
-                "worktree",
-                "add",
-                "--quiet",
-                "-b",
-                &branch,
-                &path_str,
-                &located.head,
-            ],
-            deadline,
-        )?;
-        if !add.ok {
+        // The repository's spare, when one is ready: only what differs
+        // from the commit it was made at is checked out.
+        let spare_admin = take_spare(&repo, &path, &branch, &located.head, deadline);
+        from_spare = spare_admin.is_some();
+        made.admin = Some(
+            spare_admin
+                .clone()
+                .unwrap_or_else(|| located.common_dir.join("worktrees").join(&name)),
+        );
+        let add = match spare_admin {
+            Some(_) => None,
+            None => Some(git(
+                &repo,
+                &[
+                    "worktree",
+                    "add",
+                    "--quiet",
+                    "-b",
+                    &branch,
+                    &path_str,
+                    &located.head,
+                ],
+                deadline,
+            )?),
+        };
+        if let Some(add) = add.filter(|a| !a.ok) {
             return Err(failed("git worktree add", &add.stderr));
         }
         // The worktree's own git folder, as its `.git` file names it.
@@ -316,6 +190,7 @@ pub fn create_spawn_worktree(
             repo_path: repo.to_string_lossy().into_owned(),
             subfolder: subfolder.to_string_lossy().into_owned(),
             cwd: cwd_in.to_string_lossy().into_owned(),
+            from_spare,
         })
     })();
     match result {
@@ -328,33 +203,4 @@ pub fn create_spawn_worktree(
             Err(e)
         }
     }
-}
-
-/// Adds [`EXCLUDE_LINE`] to the repository's `info/exclude` unless a line
-/// there already keeps `.claude/worktrees/` out (Claude Code's own block,
-/// say); returns the file and its former content, to undo it.
-fn ensure_excluded(common_dir: &Path) -> Result<Option<(PathBuf, Option<Vec<u8>>)>> {
-    let path = common_dir.join("info").join("exclude");
-    let before = fs::read(&path).ok();
-    let text = before
-        .as_deref()
-        .map(String::from_utf8_lossy)
-        .unwrap_or_default();
-    if text
-        .lines()
-        .any(|l| l.trim().trim_start_matches("**/").trim_start_matches('/') == ".claude/worktrees/")
-    {
-        return Ok(None);
-    }
-    let mut next = text.into_owned();
-    if !next.is_empty() && !next.ends_with('\n') {
-        next.push('\n');
-    }
-    next.push_str("# spawn worktrees of openclaw-session-intel (Claude Code's layout)\n");
-    next.push_str(EXCLUDE_LINE);
-    next.push('\n');
-    fs::create_dir_all(path.parent().unwrap_or(common_dir))
-        .map_err(|e| Error::write_failed(&path, &e))?;
-    write_atomic(&path, next.as_bytes(), None)?;
-    Ok(Some((path, before)))
 }

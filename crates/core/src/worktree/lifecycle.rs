@@ -9,6 +9,7 @@
 
 use super::git::{failed, git};
 use super::layout::{BASE_FILE, SPAWN_MARKER_FILE, WORKTREES_DIR};
+use super::steps::admin_dir;
 use crate::claude_code::liveness::running_sessions;
 use crate::error::Result;
 use crate::repo_path::resolve_lexically;
@@ -52,17 +53,6 @@ pub struct PruneOptions {
     /// a session works in now (default `$CLAUDE_CONFIG_DIR`, else
     /// `~/.claude`).
     pub claude_config_dir: Option<PathBuf>,
-}
-
-/// The git folder a worktree's `.git` file names.
-fn admin_dir(worktree: &Path) -> Option<PathBuf> {
-    let text = fs::read_to_string(worktree.join(".git")).ok()?;
-    let dir = PathBuf::from(text.trim().strip_prefix("gitdir:")?.trim());
-    Some(if dir.is_absolute() {
-        dir
-    } else {
-        worktree.join(dir)
-    })
 }
 
 /// The main working tree of the worktree whose git folder is `admin`
@@ -225,7 +215,9 @@ pub fn list_spawn_worktrees(
 /// Removes the spawn worktrees of `repo` (or those of `options.paths`) whose
 /// work is merged into the main tree's `HEAD` or that hold nothing (no
 /// commits beyond their base), and have no uncommitted changes and no
-/// Claude Code at work in them; with `force`, every chosen one. Returns
+/// Claude Code at work in them; with `force`, every chosen one. The
+/// repository's spare worktrees that a preparation left unready are
+/// removed as well (not returned); a ready one is kept. Returns
 /// every chosen worktree, `removed` saying which went.
 pub fn prune_spawn_worktrees(
     repo: &Path,
@@ -240,6 +232,9 @@ pub fn prune_spawn_worktrees(
         .into_iter()
         .filter(|w| wanted.is_empty() || wanted.iter().any(|p| *p == resolve_lexically(&w.path)))
         .collect();
+    // A spare left half-made by a preparation that died goes too; a ready
+    // spare stays (it is no spawn's and holds nothing).
+    super::spare::remove_abandoned_spares(&main, deadline);
     for wt in &mut chosen {
         let clean = !wt.dirty && !wt.in_use && (wt.merged || wt.commits_ahead == 0);
         if options.force || clean {

@@ -16,10 +16,17 @@ mod create;
 pub mod git;
 pub mod layout;
 mod lifecycle;
+mod spare;
+mod steps;
 
-pub use create::{create_spawn_worktree, CreatedWorktree, EXCLUDE_LINE};
+pub use create::{create_spawn_worktree, CreatedWorktree};
 pub use layout::{BASE_FILE, DEFAULT_TIMEOUT, SPAWN_MARKER_FILE, WORKTREES_DIR};
 pub use lifecycle::{
     finish_spawn_worktree, inspect_worktree, list_spawn_worktrees, prune_spawn_worktrees,
     PruneOptions, SpawnWorktree,
 };
+pub use spare::{
+    prepare_spare_in_background, prepare_spare_worktree, SpareWorktree, SPARE_PREFIX,
+    SPARE_READY_FILE, SPARE_TIMEOUT,
+};
+pub use steps::EXCLUDE_LINE;

@@ -31,6 +31,7 @@ mod project_status_git; // every git field of the briefing against the git CLI
 mod relevance_eval; // how well the offline fallbacks rank related sessions
 mod resume_pins; // pins, epochs, retirement and every resume guard
 mod selection_scoring;
+mod spare_worktrees; // the spare worktree: prepared, taken, kept current, every fault undone
 mod spawn_outcomes; // what each spawn did: record, transcript, liveness and git
 mod spawn_worktrees; // spawn worktrees made, every fault undone, finished, listed, pruned // every constant and branch of the score
 

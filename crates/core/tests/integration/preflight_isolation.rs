@@ -212,3 +212,62 @@ fn a_worktree_that_cannot_be_made_falls_back_to_the_busy_guard_with_the_reason()
     assert!(out.cwd.is_none());
     assert!(out.briefing.unwrap().contains("index.lock"));
 }
+
+/// The spare folders of the repository, and whether one is ready (its git
+/// folder holds the ready file).
+fn spares(repo: &Path) -> (usize, bool) {
+    use session_intel_core::worktree::{SPARE_PREFIX, SPARE_READY_FILE};
+    let found: Vec<PathBuf> = fs::read_dir(repo.join(".claude/worktrees"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(SPARE_PREFIX))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    let ready = found.iter().any(|s| {
+        let text = fs::read_to_string(s.join(".git")).unwrap_or_default();
+        let admin = text.trim().trim_start_matches("gitdir:").trim();
+        !admin.is_empty() && Path::new(admin).join(SPARE_READY_FILE).is_file()
+    });
+    (found.len(), ready)
+}
+
+/// Waits (a minute at most) for a spare of the repository to be ready.
+fn spare_ready(repo: &Path) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < until {
+        if spares(repo).1 {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn an_isolation_prepares_a_spare_in_the_background_that_the_next_one_takes() {
+    let w = World::new();
+    let status = git_in(&w.repo, &["status", "--porcelain"]);
+    let first = w.run(&w.repo, &w.busy(Some(BUSY)));
+    assert!(!first.isolation.unwrap().worktree.from_spare);
+    assert!(spare_ready(&w.repo), "a spare was prepared");
+    assert_eq!(git_in(&w.repo, &["status", "--porcelain"]), status);
+    let next = PreflightOptions {
+        nonce: "fedcba9876543210".into(),
+        spare_worktree: false,
+        ..w.busy(Some(BUSY))
+    };
+    let second = w.run(&w.repo, &next);
+    let iso = second.isolation.unwrap();
+    assert!(iso.worktree.from_spare);
+    assert_eq!(
+        iso.worktree.worktree_path,
+        w.repo
+            .join(".claude/worktrees/spawn-fedcba9876543210")
+            .to_string_lossy()
+    );
+    // Without `spareWorktree`, none is prepared.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(spares(&w.repo), (0, false));
+}
