@@ -410,6 +410,18 @@ export interface DiscoveredSession {
   /** Size of the main transcript in bytes; 0 when it was not found. */
   fileSizeBytes: number
   /**
+   * Bytes slimming the main transcript with the `default` preset would
+   * cut (`slimClaudeSession`, docs/api/cleaning.md); 0 when there is
+   * nothing to cut.
+   */
+  slimSavingsBytes: number
+  /**
+   * Input tokens every resumed turn would no longer send once the session
+   * is slimmed (message content cut, about 4 bytes a token); 0 when there
+   * is nothing to cut.
+   */
+  slimSavingsTokens: number
+  /**
    * A Claude Code process runs the session now (its liveness record in
    * `<config>/sessions/`, with the process alive and started when the record
    * says), or the host said so (`runningSessionIds`, `repoBusy`).
@@ -597,6 +609,20 @@ export interface DiscoveredSessionInput {
   messageCount: number
   /** Size of the main transcript in bytes; 0 when it was not found. */
   fileSizeBytes?: number
+  /**
+   * Bytes slimming the main transcript with the `default` preset would
+   * cut (`slimClaudeSession`, docs/api/cleaning.md); 0 when there is
+   * nothing to cut.
+   * Left out: 0.
+   */
+  slimSavingsBytes?: number
+  /**
+   * Input tokens every resumed turn would no longer send once the session
+   * is slimmed (message content cut, about 4 bytes a token); 0 when there
+   * is nothing to cut.
+   * Left out: 0.
+   */
+  slimSavingsTokens?: number
   /**
    * A Claude Code process runs the session now (its liveness record in
    * `<config>/sessions/`, with the process alive and started when the record
@@ -2166,6 +2192,11 @@ export interface SessionListToolPayload {
   total: number
   /** How many of them run now. */
   activeCount: number
+  /**
+   * The sessions worth slimming before they are resumed: those a slim
+   * spares at least 20,000 input tokens a resumed turn, most saved first.
+   */
+  worthSlimming: Array<string>
 }
 
 /** A candidate's score. */
@@ -2864,6 +2895,12 @@ export interface ToolSession {
   lastTask?: string
   /** The host said it runs now. */
   isRunning: boolean
+  /**
+   * Input tokens every resumed turn would no longer send once the session
+   * is slimmed (message content cut, about 4 bytes a token); 0 when there
+   * is nothing to cut.
+   */
+  slimSavingsTokens: number
 }
 
 /**

@@ -7,7 +7,9 @@
 // answers in order, every tool_use with its tool_result) in far fewer bytes
 // than the same resume of an unslimmed copy; discovery's totals do not move;
 // restore gives the original back byte for byte; a fork resumes under its own
-// id and title; a session whose CLI is running is refused.
+// id and title; the CLI's own `--resume` picker lists a slimmed session under
+// its title and a fork under its own; a session whose CLI is running is
+// refused.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +19,7 @@ import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { addon, tempDir } from './support/helpers.mjs';
 import { startFakeAnthropic } from './support/fake-anthropic.mjs';
-import { claudeBinary, claudeScratch, gitRepo, print, runClaude, startClaude } from './support/claude-cli.mjs';
+import { claudeBinary, claudeInTerminal, claudeScratch, gitRepo, hasTmux, print, runClaude, startClaude } from './support/claude-cli.mjs';
 
 const FLAGS = ['--tools', 'Read,Bash,Agent', '--system-prompt', 'You are a test agent.'];
 
@@ -123,6 +125,14 @@ test('the session bloated through the CLI: an image, long files and output, a su
   assert.ok(fs.existsSync(path.join(path.dirname(transcript()), sessionId, 'subagents')), 'a subagent ran');
 });
 
+test('discovery says what a slim would save, as a dry run of the slim measures it, and names the session worth slimming', async () => {
+  const s = await discovered();
+  const dry = await addon.slimClaudeSession(sessionId, { claudeConfigDir: box.config, dryRun: true });
+  assert.deepEqual([s.slimSavingsBytes, s.slimSavingsTokens], [dry.sizeOriginal - dry.sizeAfter, dry.estimatedInputTokensSaved]);
+  assert.ok(s.slimSavingsBytes > s.fileSizeBytes / 2, `${s.slimSavingsBytes} of ${s.fileSizeBytes}`);
+  assert.deepEqual(addon.sessionListToolPayload([s]).worthSlimming, [sessionId]);
+});
+
 test('slimmed in place: discovery unchanged, restore byte for byte, and the resume sends the same conversation in ≥ 60 % fewer bytes', async (t) => {
   const original = fs.readFileSync(transcript());
   // An unslimmed copy of the whole config, resumed from the same folder.
@@ -187,6 +197,37 @@ test('a fork resumes under its own id and title; the original is untouched', asy
   assert.equal(req.sessionId, r.forkSessionId, 'the CLI resumed the fork under its id');
   assert.ok(conversation(req.messages).includes('user: read: the first notes file'), 'the history after the compaction was sent');
   assert.ok(fs.readFileSync(transcript()).equals(original), 'resuming the fork leaves the original alone');
+});
+
+test("the CLI's --resume picker lists a slimmed session under its title, and a fork under its own", { skip: !hasTmux && 'tmux is not installed' }, async () => {
+  // A session made in a terminal, as a person makes one (the picker leaves
+  // out the sessions of -p runs): it reads the screenshot.
+  const prompt = 'image: look at the screenshot again';
+  const made = claudeInTerminal(box, api, [prompt], { cwd: repo });
+  const dir = path.dirname(transcript());
+  const mine = () => fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f))
+    .find((f) => { const text = fs.readFileSync(f, 'utf8'); return text.includes('"entrypoint":"cli"') && text.includes('Done with the tool for: image: look'); });
+  try {
+    await made.waitFor(/Done with the tool for/);
+    for (let i = 0; i < 100 && !mine(); i++) await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    await made.close();
+  }
+  const id = path.basename(mine(), '.jsonl');
+  const slimmed = await addon.slimClaudeSession(id, { claudeConfigDir: box.config });
+  assert.equal(slimmed.stats.imagesRemoved, 1, JSON.stringify(slimmed.stats));
+  const fork = await addon.slimClaudeSession(id, { claudeConfigDir: box.config, fork: true, forkTitle: 'Screenshot look, lighter' });
+  const title = (await discovered(id)).title;
+  assert.equal(title, prompt);
+  const picker = claudeInTerminal(box, api, ['--resume'], { cwd: repo });
+  try {
+    const screen = await picker.waitFor(/Screenshot look, lighter/);
+    const labels = screen.split('\n').map((l) => l.replace(/^[\s❯]+/, '').trim());
+    assert.ok(labels.includes(title), screen);
+    assert.ok(labels.includes(fork.forkTitle), screen);
+  } finally {
+    await picker.close();
+  }
 });
 
 test('a session whose CLI is running is refused, and left as it was', async () => {

@@ -61,6 +61,32 @@ test('slimClaudeSession: in place with a backup, discovery unchanged, restore by
   assert.deepEqual(fs.readFileSync(file), original);
 });
 
+test('discovery reports what a slim would save, as a dry run measures it, and the session list names the session worth slimming', async (t) => {
+  const { config, file } = bloated();
+  const cacheDir = tempDir('osi-slim-cache-');
+  process.env.OPENCLAW_SESSION_INTEL_CACHE_DIR = cacheDir;
+  t.after(() => delete process.env.OPENCLAW_SESSION_INTEL_CACHE_DIR);
+  const look = async () => (await addon.discoverSessions(CWD, { claudeConfigDir: config, registryRoot: tempDir('osi-slim-state-') })).find((s) => s.sessionId === ID);
+  const s = await look();
+  const dry = await addon.slimClaudeSession(ID, { claudeConfigDir: config, dryRun: true });
+  assert.ok(dry.sizeOriginal - dry.sizeAfter > 400_000, JSON.stringify(dry));
+  assert.deepEqual([s.slimSavingsBytes, s.slimSavingsTokens], [dry.sizeOriginal - dry.sizeAfter, dry.estimatedInputTokensSaved]);
+  const list = addon.sessionListToolPayload([s]);
+  assert.deepEqual(list.worthSlimming, [ID]);
+  assert.equal(list.sessions[0].slimSavingsTokens, dry.estimatedInputTokensSaved);
+  // From the persistent scan cache in a fresh look, and after a line is appended.
+  assert.deepEqual([(await look()).slimSavingsBytes], [s.slimSavingsBytes]);
+  fs.appendFileSync(file, `${JSON.stringify({ type: 'progress', data: { type: 'hook_progress' }, uuid: uuid(), parentUuid: null, sessionId: ID })}\n`);
+  const grown = await look();
+  const dry2 = await addon.slimClaudeSession(ID, { claudeConfigDir: config, dryRun: true });
+  assert.equal(grown.slimSavingsBytes, dry2.sizeOriginal - dry2.sizeAfter);
+  assert.ok(grown.slimSavingsBytes > s.slimSavingsBytes);
+  await addon.slimClaudeSession(ID, { claudeConfigDir: config });
+  const slimmed = await look();
+  assert.deepEqual([slimmed.slimSavingsBytes, slimmed.slimSavingsTokens], [0, 0]);
+  assert.deepEqual(addon.sessionListToolPayload([slimmed]).worthSlimming, []);
+});
+
 test('slimClaudeSession: a fork under its own title; errors carry codes', async () => {
   const { config, file } = bloated();
   const original = fs.readFileSync(file);

@@ -79,19 +79,20 @@ test('openclaw_session_list payload, with and without native sessions', GH, asyn
   const registryRoot = path.join(path.dirname(repo), 'state');
   const sessions = await addon.discoverSessions(repo, { claudeConfigDir, registryRoot, runningSessionIds: [B] });
   const p = addon.sessionListToolPayload(sessions);
-  assert.deepEqual(Object.keys(p), ['sessions', 'total', 'activeCount']);
+  assert.deepEqual(Object.keys(p), ['sessions', 'total', 'activeCount', 'worthSlimming']);
+  assert.deepEqual(p.worthSlimming, [], 'nothing there is worth slimming');
   assert.equal(p.total, 2);
   assert.equal(p.activeCount, 1);
   const [native, spawned] = p.sessions; // running first
   const keys = (o) => Object.keys(o).sort();
-  assert.deepEqual(keys(spawned), ['agent', 'branch', 'cost', 'firstMessage', 'isRunning', 'lastModified', 'lastTask', 'messageCount', 'sessionId', 'source', 'turns']);
+  assert.deepEqual(keys(spawned), ['agent', 'branch', 'cost', 'firstMessage', 'isRunning', 'lastModified', 'lastTask', 'messageCount', 'sessionId', 'slimSavingsTokens', 'source', 'turns']);
   assert.deepEqual({ ...spawned, lastModified: undefined }, {
     sessionId: A, source: 'openclaw', agent: 'main', branch: 'feat/session-discovery',
     firstMessage: 'Implement session scoring function for CC integration',
-    lastModified: undefined, messageCount: 1, cost: 1.23, turns: 8, lastTask: 'Implement session scoring', isRunning: false,
+    lastModified: undefined, messageCount: 1, cost: 1.23, turns: 8, lastTask: 'Implement session scoring', isRunning: false, slimSavingsTokens: 0,
   });
   assert.match(spawned.lastModified, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-  assert.deepEqual(keys(native), ['branch', 'firstMessage', 'isRunning', 'lastModified', 'messageCount', 'sessionId', 'source']);
+  assert.deepEqual(keys(native), ['branch', 'firstMessage', 'isRunning', 'lastModified', 'messageCount', 'sessionId', 'slimSavingsTokens', 'source']);
   assert.equal(native.isRunning, true);
   const own = addon.sessionListToolPayload(sessions, { includeNative: false });
   assert.deepEqual([own.total, own.activeCount, own.sessions[0].sessionId], [1, 0, A]);

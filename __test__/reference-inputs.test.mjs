@@ -108,7 +108,9 @@ test('sessionListToolPayload: a reference-typed session, and one with every opti
   assert.deepEqual({ ...full.sessions[0], lastModified: undefined }, {
     sessionId: CC, source: 'openclaw', agent: 'main', branch: 'main', firstMessage: 'Add retries to the webhook handler',
     lastModified: undefined, messageCount: 12, cost: 0.5, turns: 3, lastTask: 'Add retries to the webhook handler', isRunning: false,
+    slimSavingsTokens: 0,
   });
+  assert.deepEqual(full.worthSlimming, [], 'left out: nothing to save');
   assert.match(full.sessions[0].lastModified, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   // Absent: no agent, so `native-only`; not running.
   const bare = a.sessionListToolPayload([bareSession()], {});

@@ -126,7 +126,7 @@ export function registerTools(api) {
         return a.projectStatusToolPayload(await a.gatherProjectStatus(repositoryPath(repoPath, ctx), ctx.agentId, discovery()));
       }),
     tool('claude_code_sessions', 'Claude Code sessions',
-      "A repository's Claude Code sessions, newest first: id, title or first prompt, when, turns, tokens and cost, whether one is running, and which ones this gateway spawned.",
+      "A repository's Claude Code sessions, newest first: id, title or first prompt, when, turns, tokens and cost, whether one is running, which ones this gateway spawned, and which are worth slimming before they are resumed (worthSlimming; slimSavingsTokens: input tokens each resumed turn would no longer send).",
       { properties: { repoPath: repoParam, includeNative: { type: 'boolean', description: 'Include sessions OpenClaw did not spawn (default true).' } }, required: ['repoPath'] },
       async ({ repoPath, includeNative }, ctx) => {
         const a = addon();

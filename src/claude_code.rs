@@ -114,6 +114,14 @@ pub struct DiscoveredSession {
     pub message_count: i64,
     /// Size of the main transcript in bytes; 0 when it was not found.
     pub file_size_bytes: i64,
+    /// Bytes slimming the main transcript with the `default` preset would
+    /// cut (`slimClaudeSession`, docs/api/cleaning.md); 0 when there is
+    /// nothing to cut.
+    pub slim_savings_bytes: i64,
+    /// Input tokens every resumed turn would no longer send once the session
+    /// is slimmed (message content cut, about 4 bytes a token); 0 when there
+    /// is nothing to cut.
+    pub slim_savings_tokens: i64,
     /// A Claude Code process runs the session now (its liveness record in
     /// `<config>/sessions/`, with the process alive and started when the record
     /// says), or the host said so (`runningSessionIds`, `repoBusy`).
@@ -267,6 +275,16 @@ pub struct DiscoveredSessionInput {
     pub message_count: f64,
     /// Size of the main transcript in bytes; 0 when it was not found.
     pub file_size_bytes: Option<f64>,
+    /// Bytes slimming the main transcript with the `default` preset would
+    /// cut (`slimClaudeSession`, docs/api/cleaning.md); 0 when there is
+    /// nothing to cut.
+    /// Left out: 0.
+    pub slim_savings_bytes: Option<f64>,
+    /// Input tokens every resumed turn would no longer send once the session
+    /// is slimmed (message content cut, about 4 bytes a token); 0 when there
+    /// is nothing to cut.
+    /// Left out: 0.
+    pub slim_savings_tokens: Option<f64>,
     /// A Claude Code process runs the session now (its liveness record in
     /// `<config>/sessions/`, with the process alive and started when the record
     /// says), or the host said so (`runningSessionIds`, `repoBusy`). Left out:
@@ -358,6 +376,8 @@ impl From<cc::DiscoveredSession> for DiscoveredSession {
             last_modified: s.last_modified,
             message_count: s.message_count as i64,
             file_size_bytes: s.file_size_bytes as i64,
+            slim_savings_bytes: s.slim_savings_bytes as i64,
+            slim_savings_tokens: s.slim_savings_tokens as i64,
             total_cost_usd: s.total_cost_usd,
             total_turns: s.total_turns,
             last_task: s.last_task,

@@ -129,6 +129,10 @@ pub struct ToolSession {
     pub last_task: Option<String>,
     /// The host said it runs now.
     pub is_running: bool,
+    /// Input tokens every resumed turn would no longer send once the session
+    /// is slimmed (message content cut, about 4 bytes a token); 0 when there
+    /// is nothing to cut.
+    pub slim_savings_tokens: f64,
 }
 
 impl From<mcp::ListedSession> for ToolSession {
@@ -145,6 +149,7 @@ impl From<mcp::ListedSession> for ToolSession {
             turns: s.turns,
             last_task: s.last_task,
             is_running: s.is_running,
+            slim_savings_tokens: s.slim_savings_tokens as f64,
         }
     }
 }
@@ -158,6 +163,9 @@ pub struct SessionListToolPayload {
     pub total: u32,
     /// How many of them run now.
     pub active_count: u32,
+    /// The sessions worth slimming before they are resumed: those a slim
+    /// spares at least 20,000 input tokens a resumed turn, most saved first.
+    pub worth_slimming: Vec<String>,
 }
 
 /// Options of `sessionListToolPayload`.
@@ -184,6 +192,7 @@ impl From<DiscoveredSessionInput> for mcp::SessionFacts {
             last_task: s.last_task,
             last_user_message: s.last_user_message,
             is_running: s.is_running.unwrap_or_default(),
+            slim_savings_tokens: s.slim_savings_tokens.unwrap_or_default() as u64,
         }
     }
 }
@@ -283,6 +292,7 @@ impl From<mcp::SessionListPayload> for SessionListToolPayload {
             total: p.total,
             active_count: p.active_count,
             sessions: p.sessions.into_iter().map(Into::into).collect(),
+            worth_slimming: p.worth_slimming,
         }
     }
 }

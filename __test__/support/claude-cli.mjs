@@ -9,11 +9,13 @@
 //   const repo = gitRepo(path.join(box.root, 'repo'));  // a real repository (git CLI)
 //   const run = await runClaude(box, api, ['-p', 'hello'], { cwd: repo });
 //   run.sessionId, run.result.total_cost_usd, run.events …
+//   const term = claudeInTerminal(box, api, ['--resume'], { cwd: repo }); // as a person runs it
+//   await term.waitFor(/Resume session/); term.close();
 
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cacheDir, installOnce } from '../openclaw/support/env.mjs';
 
 /** The Claude Code release the suites run. */
@@ -150,3 +152,55 @@ export async function runClaude(box, api, args, opts = {}) {
 
 /** The arguments for a one-prompt run whose stdout carries the CLI's own totals. */
 export const print = (prompt, ...more) => ['-p', prompt, '--output-format', 'stream-json', '--verbose', ...more];
+
+/** Whether tmux, which `claudeInTerminal` runs the CLI in, is installed. */
+export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+/**
+ * The CLI as a person runs it: `claude <args…>` in a terminal (a detached
+ * tmux session, 200×50, on a tmux server of its own) in `cwd`, with
+ * `claudeEnv(box, api)`, onboarding done and `cwd` trusted in the config
+ * (the CLI would otherwise ask first). Sessions made this way are the ones
+ * the `--resume` picker lists (it leaves out those of `-p` runs). Returns
+ * `{ screen, waitFor, keys, close }`: the screen's text now, a wait for it
+ * to match a pattern (its text; throws with the screen after `ms`), keys
+ * sent as tmux names them, and the end of the terminal and the CLI in it
+ * (awaited: the CLI has exited).
+ */
+export function claudeInTerminal(box, api, args, { cwd }) {
+  const configFile = path.join(box.config, '.claude.json');
+  const config = fs.existsSync(configFile) ? JSON.parse(fs.readFileSync(configFile, 'utf8')) : {};
+  Object.assign(config, {
+    hasCompletedOnboarding: true, theme: 'dark', lastOnboardingVersion: CLAUDE_CODE,
+    customApiKeyResponses: { approved: ['sk-ant-offline-test'.slice(-20)], rejected: [] },
+  });
+  config.projects = { ...config.projects, [cwd]: { ...config.projects?.[cwd], hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } };
+  fs.writeFileSync(configFile, JSON.stringify(config));
+  const server = `osi-cc-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const tmux = (...a) => execFileSync('tmux', ['-L', server, '-f', os.devNull, ...a], { encoding: 'utf8' });
+  const quote = (v) => `'${String(v).replaceAll("'", "'\\''")}'`;
+  const env = Object.entries(claudeEnv(box, api)).map(([k, v]) => `${k}=${quote(v)}`).join(' ');
+  tmux('new-session', '-d', '-s', 'cli', '-x', '200', '-y', '50', '-c', cwd, `env -i ${env} ${quote(claudeBinary())} ${args.map(quote).join(' ')}`);
+  // `env` execs the CLI: the pane's process is the CLI's.
+  const pid = Number(tmux('list-panes', '-t', 'cli', '-F', '#{pane_pid}').trim());
+  const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+  const screen = () => tmux('capture-pane', '-p', '-t', 'cli');
+  return {
+    screen,
+    async waitFor(pattern, ms = 60_000) {
+      for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+        const text = screen();
+        if (pattern.test(text)) return text;
+      }
+      throw new Error(`the terminal never showed ${pattern}:\n${screen()}`);
+    },
+    keys: (...keys) => tmux('send-keys', '-t', 'cli', ...keys),
+    /** Ends the terminal, and the CLI in it (killed after 5 s). */
+    async close() {
+      spawnSync('tmux', ['-L', server, 'kill-server']);
+      for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+      if (alive()) process.kill(pid, 'SIGKILL');
+      for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+    },
+  };
+}

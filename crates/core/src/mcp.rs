@@ -50,6 +50,11 @@ pub struct SessionFacts {
     /// says), or the host said so (`runningSessionIds`, `repoBusy`). Left out:
     /// `false`.
     pub is_running: bool,
+    /// Input tokens every resumed turn would no longer send once the session
+    /// is slimmed (message content cut, about 4 bytes a token); 0 when there
+    /// is nothing to cut.
+    /// Left out: 0.
+    pub slim_savings_tokens: u64,
 }
 
 impl SessionFacts {
@@ -105,6 +110,10 @@ pub struct ListedSession {
     pub last_task: Option<String>,
     /// The host said it runs now.
     pub is_running: bool,
+    /// Input tokens every resumed turn would no longer send once the session
+    /// is slimmed (message content cut, about 4 bytes a token); 0 when there
+    /// is nothing to cut.
+    pub slim_savings_tokens: u64,
 }
 
 /// The `openclaw_session_list` result.
@@ -116,7 +125,14 @@ pub struct SessionListPayload {
     pub total: u32,
     /// How many of them run now.
     pub active_count: u32,
+    /// The sessions worth slimming before they are resumed: those a slim
+    /// spares at least 20,000 input tokens a resumed turn, most saved first.
+    pub worth_slimming: Vec<String>,
 }
+
+/// Input tokens a resumed turn must be spared for a session to be listed as
+/// worth slimming.
+pub const SLIM_WORTH_TOKENS: u64 = 20_000;
 
 /// Whether `openclaw_session_list` lists the sessions OpenClaw did not
 /// spawn when the caller does not say.
@@ -140,9 +156,16 @@ pub fn session_list_payload(sessions: &[SessionFacts], include_native: bool) -> 
             turns: s.total_turns,
             last_task: s.last_task.clone(),
             is_running: s.is_running,
+            slim_savings_tokens: s.slim_savings_tokens,
         })
         .collect();
+    let mut worth: Vec<&ListedSession> = listed
+        .iter()
+        .filter(|s| s.slim_savings_tokens >= SLIM_WORTH_TOKENS)
+        .collect();
+    worth.sort_by_key(|s| std::cmp::Reverse(s.slim_savings_tokens));
     SessionListPayload {
+        worth_slimming: worth.iter().map(|s| s.session_id.clone()).collect(),
         total: listed.len() as u32,
         active_count: listed.iter().filter(|s| s.is_running).count() as u32,
         sessions: listed,

@@ -801,6 +801,8 @@ impl SessionRow {
             last_modified,
             message_count: f.line_count,
             file_size_bytes: self.size,
+            slim_savings_bytes: f.slim_savings.bytes,
+            slim_savings_tokens: f.slim_savings.tokens(),
             total_cost_usd: self.cost_usd,
             total_turns: None,
             last_task: None,

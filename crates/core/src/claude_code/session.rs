@@ -93,6 +93,14 @@ pub struct DiscoveredSession {
     pub message_count: u64,
     /// Size of the main transcript in bytes; 0 when it was not found.
     pub file_size_bytes: u64,
+    /// Bytes slimming the main transcript with the `default` preset would
+    /// cut (`slimClaudeSession`, docs/api/cleaning.md); 0 when there is
+    /// nothing to cut.
+    pub slim_savings_bytes: u64,
+    /// Input tokens every resumed turn would no longer send once the session
+    /// is slimmed (message content cut, about 4 bytes a token); 0 when there
+    /// is nothing to cut.
+    pub slim_savings_tokens: u64,
     /// US dollars. A session OpenClaw spawned: what its registry recorded. Any
     /// other: the CLI's own figure from its last `cost-state` (for a fork,
     /// beyond what it inherited); absent where the transcript has none, or

@@ -9,10 +9,13 @@
 //! sides are folded as discovery folds them, and the file is renamed only
 //! when prompts, responses, compactions, titles and token totals agree.
 
+pub mod cuts;
 pub mod rules;
 mod stream;
 
-pub use rules::{human_bytes, preset, settings, SlimOverrides, SlimSettings, SlimStats};
+pub use rules::{
+    human_bytes, preset, settings, SlimOverrides, SlimSettings, SlimStats, BYTES_PER_TOKEN,
+};
 
 use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::claude_code::layout::paths::claude_config_dir;
@@ -26,9 +29,6 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use stream::{carry_appends, finish, late_appends, slim_lines, temp_writer};
-
-/// Roughly how many bytes of message content make one input token.
-pub const BYTES_PER_TOKEN: u64 = 4;
 
 /// Which session to slim or restore, and where to look for it.
 #[derive(Debug, Clone, Default)]

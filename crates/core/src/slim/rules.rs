@@ -1,6 +1,7 @@
-//! What slimming does to one line of a Claude Code transcript: the presets,
-//! and the rewrite of a line into a smaller one that says the same to the
-//! model (docs/formats.md, "Slimming a Claude Code transcript").
+//! What slimming cuts from a Claude Code transcript: the presets and
+//! thresholds, how a long text is cut and what stands in for an image
+//! (docs/formats.md, "Slimming a Claude Code transcript"). The rewrite of a
+//! line is [`super::cuts`].
 //!
 //! Cut: base64 images and documents (a short text placeholder names what was
 //! there and its size), tool results over a threshold (head and tail kept,
@@ -12,12 +13,13 @@
 //! boundaries and summaries, titles, `cost-state`.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::json_scan::field;
-use serde_json::{Map, Value};
 
 /// Lines at most this long are copied as they are: nothing in them is worth
 /// cutting (every threshold of a preset is larger).
-const SMALL_LINE: usize = 1024;
+pub const SMALL_LINE: usize = 1024;
+
+/// Roughly how many bytes of message content make one input token.
+pub const BYTES_PER_TOKEN: u64 = 4;
 
 /// How a transcript is slimmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,217 +138,89 @@ impl SlimStats {
     }
 }
 
-/// What becomes of one line.
-#[derive(Debug, PartialEq, Eq)]
-pub enum LineFate {
-    /// Copied byte for byte.
-    Keep,
-    /// Written as these bytes (no newline).
-    Replace(Vec<u8>),
-    /// Left out.
-    Drop,
-}
-
-/// What becomes of `raw` (one line without its newline) under `settings`;
-/// what was cut is added to `stats`. A line that is not a JSON object is
-/// kept as it is.
-pub fn slim_line(raw: &[u8], settings: &SlimSettings, stats: &mut SlimStats) -> LineFate {
-    let kind = field(raw, b"type");
-    match kind {
-        Some(b"\"progress\"") if !carries_usage(raw) => {
-            stats.lines_dropped += 1;
-            return LineFate::Drop;
-        }
-        Some(b"\"file-history-snapshot\"") if settings.drop_file_history => {
-            stats.lines_dropped += 1;
-            return LineFate::Drop;
-        }
-        // The CLI's record of each request (its shape, deduplicated blobs):
-        // content-addressed, so never rewritten.
-        Some(k) if k.starts_with(b"\"api-request") => return LineFate::Keep,
-        _ => {}
-    }
-    if raw.len() <= SMALL_LINE {
-        return LineFate::Keep;
-    }
-    let Ok(Value::Object(mut line)) = serde_json::from_slice::<Value>(raw) else {
-        return LineFate::Keep;
-    };
-    let mut cut = SlimStats::default();
-    if let Some(content) = line
-        .get_mut("message")
-        .and_then(|m| m.get_mut("content"))
-        .and_then(Value::as_array_mut)
-    {
-        for block in content {
-            slim_block(block, settings, &mut cut, false);
-        }
-    }
-    // An `agent_progress` copy of a subagent's message.
-    if let Some(content) = line
-        .get_mut("data")
-        .and_then(|d| d.get_mut("message"))
-        .and_then(|m| m.get_mut("message"))
-        .and_then(|m| m.get_mut("content"))
-        .and_then(Value::as_array_mut)
-    {
-        for block in content {
-            slim_block(block, settings, &mut cut, false);
-        }
-    }
-    if let Some(copy) = line.get_mut("toolUseResult") {
-        let max = settings.tool_use_result_max_bytes;
-        let copy_settings = SlimSettings {
-            keep_head_bytes: settings.keep_head_bytes.min(max / 2),
-            keep_tail_bytes: settings.keep_tail_bytes.min(max / 4),
-            ..settings.clone()
-        };
-        if slim_copy(copy, &copy_settings) {
-            cut.tool_use_results_slimmed += 1;
-        }
-    }
-    if cut == SlimStats::default() {
-        return LineFate::Keep;
-    }
-    stats.add(&cut);
-    match serde_json::to_vec(&Value::Object(line)) {
-        Ok(bytes) if bytes.len() < raw.len() => LineFate::Replace(bytes),
-        _ => LineFate::Keep,
-    }
-}
-
 /// Whether a `progress` line carries a copy of a response's usage (an
 /// `agent_progress` copy of a subagent's answer, which discovery counts
 /// when the subagent's own file is missing).
-fn carries_usage(raw: &[u8]) -> bool {
+pub fn carries_usage(raw: &[u8]) -> bool {
     memchr::memmem::find(raw, b"\"usage\"").is_some()
 }
 
-/// Slims one content block in place; `in_result` when it is inside a
-/// `tool_result` (whose text the caller cuts as a whole).
-fn slim_block(block: &mut Value, settings: &SlimSettings, cut: &mut SlimStats, in_result: bool) {
-    let before = match block.get("type").and_then(Value::as_str) {
-        Some("tool_result") if !in_result => json_len(block),
-        _ => 0,
-    };
-    let Some(obj) = block.as_object_mut() else {
-        return;
-    };
-    match obj.get("type").and_then(Value::as_str) {
-        Some("image" | "document") if settings.drop_images => {
-            if let Some(text) = placeholder(obj) {
-                let before = json_len(block);
-                *block = serde_json::json!({ "type": "text", "text": text });
-                cut.images_removed += 1;
-                cut.message_bytes_saved += before.saturating_sub(json_len(block)) as u64;
-            }
-        }
-        Some("tool_result") if !in_result => {
-            let mut any = false;
-            match obj.get_mut("content") {
-                Some(Value::String(s)) => {
-                    any |= cut_text(s, settings, settings.tool_result_max_bytes)
-                }
-                Some(Value::Array(items)) => {
-                    for item in items.iter_mut() {
-                        let images = cut.images_removed;
-                        slim_block(item, settings, cut, true);
-                        any |= cut.images_removed != images;
-                    }
-                    let total: usize = items.iter().filter_map(block_text_len).sum();
-                    if total > settings.tool_result_max_bytes {
-                        any |= cut_blocks(items, settings);
-                    }
-                }
-                _ => {}
-            }
-            if any {
-                cut.tool_results_cut += 1;
-                let after = json_len(block);
-                cut.message_bytes_saved += before.saturating_sub(after) as u64;
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Cuts the text blocks of one tool result so that together they keep
-/// about the head and tail budget: short blocks (a quarter of the budget or
-/// less) stay whole, the long ones share the rest by their size.
-fn cut_blocks(items: &mut [Value], settings: &SlimSettings) -> bool {
+/// How the text blocks of one tool result, of `lens` bytes of text each,
+/// are cut so that together they keep about the head and tail budget:
+/// short blocks (a quarter of the budget or less) stay whole (`None`), the
+/// long ones share the rest by their size (the head and tail each keeps,
+/// and the length over which it is cut).
+pub fn block_shares(settings: &SlimSettings, lens: &[usize]) -> Vec<Option<(SlimSettings, usize)>> {
     let budget = settings.keep_head_bytes + settings.keep_tail_bytes;
-    let lens: Vec<usize> = items
-        .iter()
-        .map(|b| block_text_len(b).unwrap_or(0))
-        .collect();
     let short: usize = lens.iter().filter(|&&n| n <= budget / 4).sum();
     let long: usize = lens.iter().filter(|&&n| n > budget / 4).sum();
     let left = budget.saturating_sub(short);
-    let mut any = false;
-    for (item, len) in items.iter_mut().zip(lens) {
-        if len <= budget / 4 {
-            continue;
-        }
-        if let Some(Value::String(t)) = item.get_mut("text") {
-            let keep = left * len / long.max(1);
-            let s = SlimSettings {
-                keep_head_bytes: keep * settings.keep_head_bytes / budget.max(1),
-                keep_tail_bytes: keep * settings.keep_tail_bytes / budget.max(1),
-                ..settings.clone()
-            };
-            any |= cut_text(t, &s, keep);
-        }
-    }
-    any
+    lens.iter()
+        .map(|&len| {
+            (len > budget / 4).then(|| {
+                let keep = left * len / long.max(1);
+                let s = SlimSettings {
+                    keep_head_bytes: keep * settings.keep_head_bytes / budget.max(1),
+                    keep_tail_bytes: keep * settings.keep_tail_bytes / budget.max(1),
+                    ..settings.clone()
+                };
+                (s, keep)
+            })
+        })
+        .collect()
 }
 
-/// The length of a text block's text.
-fn block_text_len(block: &Value) -> Option<usize> {
-    (block.get("type")?.as_str()? == "text")
-        .then(|| block.get("text")?.as_str().map(str::len))
-        .flatten()
-}
-
-/// The text that stands in for a base64 image or document: its media type
-/// and size. `None` when the block's data is not inline base64.
-fn placeholder(obj: &Map<String, Value>) -> Option<String> {
-    let source = obj.get("source")?.as_object()?;
-    if source.get("type")?.as_str()? != "base64" {
-        return None;
-    }
-    let data = source.get("data")?.as_str()?;
-    let media = source
-        .get("media_type")
-        .and_then(Value::as_str)
-        .unwrap_or("unknown type");
-    let kind = obj.get("type").and_then(Value::as_str).unwrap_or("image");
-    Some(format!(
+/// The placeholder of a `kind` block (`image`, `document`) of `media` type
+/// whose base64 data was `data_len` bytes.
+pub fn placeholder_text(kind: &str, media: &str, data_len: usize) -> String {
+    format!(
         "[{kind} removed by slim: {media}, {} as base64 ({} decoded)]",
-        human_bytes(data.len() as u64),
-        human_bytes(data.len() as u64 / 4 * 3)
-    ))
-}
-
-/// Cuts the strings of a `toolUseResult` copy longer than the threshold;
-/// whether anything was cut.
-fn slim_copy(value: &mut Value, settings: &SlimSettings) -> bool {
-    match value {
-        Value::String(s) => cut_text(s, settings, settings.tool_use_result_max_bytes),
-        Value::Array(items) => items
-            .iter_mut()
-            .fold(false, |any, v| slim_copy(v, settings) | any),
-        Value::Object(map) => map
-            .values_mut()
-            .fold(false, |any, v| slim_copy(v, settings) | any),
-        _ => false,
-    }
+        human_bytes(data_len as u64),
+        human_bytes(data_len as u64 / 4 * 3)
+    )
 }
 
 /// Cuts `text` to its head and tail with a marker between them when it is
 /// longer than `max` bytes (and the cut saves something); whether it did.
 pub fn cut_text(text: &mut String, settings: &SlimSettings, max: usize) -> bool {
+    match cut_copy(text, settings, max) {
+        Some(cut) => {
+            *text = cut;
+            true
+        }
+        None => false,
+    }
+}
+
+/// `text` cut as [`cut_text`] cuts it, as a new string; `None` when it is
+/// left as it is.
+pub fn cut_copy(text: &str, settings: &SlimSettings, max: usize) -> Option<String> {
+    let cut = plan_cut(text, settings, max)?;
+    let mut out =
+        String::with_capacity(cut.head_end + cut.marker.len() + text.len() - cut.tail_start);
+    out.push_str(&text[..cut.head_end]);
+    out.push_str(&cut.marker);
+    out.push_str(&text[cut.tail_start..]);
+    Some(out)
+}
+
+/// Where [`cut_text`] cuts a text: it keeps `text[..head_end]`, then
+/// `marker`, then `text[tail_start..]`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CutPlan {
+    /// The end of the head kept.
+    pub head_end: usize,
+    /// The start of the tail kept.
+    pub tail_start: usize,
+    /// The marker between them.
+    pub marker: String,
+}
+
+/// How `text` is cut when it is longer than `max` bytes and the cut saves
+/// something; `None` when it is left as it is.
+pub fn plan_cut(text: &str, settings: &SlimSettings, max: usize) -> Option<CutPlan> {
     if text.len() <= max {
-        return false;
+        return None;
     }
     let head_end = floor_boundary(text, settings.keep_head_bytes.min(text.len()));
     let tail_start = ceil_boundary(
@@ -362,15 +236,11 @@ pub fn cut_text(text: &mut String, settings: &SlimSettings, max: usize) -> bool 
         human_bytes((text.len() - removed) as u64),
         human_bytes(text.len() as u64)
     );
-    if removed <= marker.len() {
-        return false;
-    }
-    let mut out = String::with_capacity(head_end + marker.len() + text.len() - tail_start);
-    out.push_str(&text[..head_end]);
-    out.push_str(&marker);
-    out.push_str(&text[tail_start..]);
-    *text = out;
-    true
+    (removed > marker.len()).then_some(CutPlan {
+        head_end,
+        tail_start,
+        marker,
+    })
 }
 
 fn floor_boundary(s: &str, mut i: usize) -> usize {
@@ -385,10 +255,6 @@ fn ceil_boundary(s: &str, mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-fn json_len(v: &Value) -> usize {
-    serde_json::to_vec(v).map_or(0, |b| b.len())
 }
 
 /// `1.2 MB`, `340 KB`, `12 bytes`.
@@ -406,68 +272,6 @@ mod tests {
 
     fn defaults() -> SlimSettings {
         preset("default").unwrap()
-    }
-
-    #[test]
-    fn small_lines_and_unknown_shapes_are_kept() {
-        let mut stats = SlimStats::default();
-        let line = br#"{"type":"user","message":{"role":"user","content":"hi"}}"#;
-        assert_eq!(slim_line(line, &defaults(), &mut stats), LineFate::Keep);
-        let big = format!(r#"not json {}"#, "x".repeat(5000));
-        assert_eq!(
-            slim_line(big.as_bytes(), &defaults(), &mut stats),
-            LineFate::Keep
-        );
-        assert_eq!(stats, SlimStats::default());
-    }
-
-    #[test]
-    fn progress_lines_go_unless_they_carry_usage() {
-        let mut stats = SlimStats::default();
-        let plain = br#"{"type":"progress","data":{"type":"bash_progress","output":"..."}}"#;
-        assert_eq!(slim_line(plain, &defaults(), &mut stats), LineFate::Drop);
-        let copy = br#"{"type":"progress","data":{"type":"agent_progress","message":{"type":"assistant","message":{"usage":{"input_tokens":1}}}}}"#;
-        assert_eq!(slim_line(copy, &defaults(), &mut stats), LineFate::Keep);
-        assert_eq!(stats.lines_dropped, 1);
-    }
-
-    #[test]
-    fn images_become_placeholders_and_long_results_keep_head_and_tail() {
-        let data = "A".repeat(40_000);
-        let out = "0123456789".repeat(5_000);
-        let line = serde_json::json!({
-            "type": "user", "uuid": "u1", "parentUuid": "p1",
-            "message": { "role": "user", "content": [
-                { "type": "tool_result", "tool_use_id": "t1", "content": [
-                    { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": data } } ] },
-                { "type": "tool_result", "tool_use_id": "t2", "content": out },
-            ]},
-            "toolUseResult": { "stdout": out, "exitCode": 0 },
-        });
-        let raw = serde_json::to_vec(&line).unwrap();
-        let mut stats = SlimStats::default();
-        let LineFate::Replace(bytes) = slim_line(&raw, &defaults(), &mut stats) else {
-            panic!("changed");
-        };
-        let v: Value = serde_json::from_slice(&bytes).unwrap();
-        assert_eq!(v["uuid"], "u1");
-        assert_eq!(v["parentUuid"], "p1");
-        let blocks = v["message"]["content"].as_array().unwrap();
-        assert_eq!(blocks[0]["tool_use_id"], "t1");
-        let placeholder = blocks[0]["content"][0]["text"].as_str().unwrap();
-        assert!(placeholder.contains("image/png"), "{placeholder}");
-        assert!(placeholder.contains("39.1 KB as base64"), "{placeholder}");
-        let cut = blocks[1]["content"].as_str().unwrap();
-        assert!(cut.starts_with("0123456789"));
-        assert!(cut.ends_with("0123456789"));
-        assert!(cut.contains("cut by slim"), "{cut}");
-        assert!(cut.len() < 7_000);
-        assert!(v["toolUseResult"]["stdout"].as_str().unwrap().len() < 3_000);
-        assert_eq!(v["toolUseResult"]["exitCode"], 0);
-        assert_eq!(stats.images_removed, 1);
-        assert_eq!(stats.tool_results_cut, 2);
-        assert_eq!(stats.tool_use_results_slimmed, 1);
-        assert!(stats.message_bytes_saved > 80_000);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! and the written line, so the caller can check that what discovery reads
 //! did not change before anything is renamed.
 
-use super::rules::{slim_line, LineFate, SlimSettings, SlimStats};
+use super::cuts::{slim_line, LineFate};
+use super::rules::{SlimSettings, SlimStats};
 use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_scan::field;
@@ -61,7 +62,7 @@ pub fn slim_lines(
         }
         pass.bytes_read += n as u64;
         let body = &line[..line.len() - 1];
-        pass.before.feed_line(body);
+        pass.before.feed_line_without_savings(body);
         let fate = slim_line(body, settings, &mut pass.stats);
         let slimmed: &[u8] = match &fate {
             LineFate::Drop => {
@@ -82,7 +83,7 @@ pub fn slim_lines(
         let slimmed = relinked_line.as_deref().unwrap_or(slimmed);
         let stamped = restamp.and_then(|f| f(slimmed));
         let written = stamped.as_deref().unwrap_or(slimmed);
-        pass.after.feed_line(written);
+        pass.after.feed_line_without_savings(written);
         pass.bytes_written += written.len() as u64 + 1;
         if let Some(out) = out.as_deref_mut() {
             out.write_all(written)

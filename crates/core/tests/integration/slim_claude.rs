@@ -10,7 +10,9 @@ use crate::util::spotter::copy_dir;
 use serde_json::Value;
 use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, DiscoveryCache};
 use session_intel_core::repo_path::RepoPath;
-use session_intel_core::slim::{preset, restore_claude_session, slim_claude_session, SlimRequest};
+use session_intel_core::slim::{
+    preset, restore_claude_session, savings, slim_claude_session, SlimRequest,
+};
 use session_intel_core::ErrorCode;
 use std::fs;
 use std::io::Write;
@@ -222,6 +224,70 @@ fn in_place_slim_keeps_the_conversation_and_discovery_and_restores_byte_exact() 
         outcome.size_after
     );
     assert!(restored.replaced_backup.exists());
+}
+
+/// A session id, discovery's figures of what a slim would save (bytes,
+/// tokens), and what a slim's own pass says.
+type Savings = (String, (u64, u64), (u64, u64));
+
+/// [`Savings`] of every session of the repository in `w`.
+fn savings_both_ways(w: &World) -> Vec<Savings> {
+    let options = DiscoverOptions {
+        claude_config_dir: Some(w.config.clone()),
+        registry_root: Some(w.config.parent().unwrap().join("state")),
+        ..DiscoverOptions::default()
+    };
+    let settings = preset("default").unwrap();
+    discover_sessions(&RepoPath::resolve(CWD), &options, &DiscoveryCache::new())
+        .iter()
+        .map(|s| {
+            let path = PathBuf::from(s.transcript_path.clone().unwrap());
+            let reference = savings(&path, &settings).unwrap();
+            (
+                s.session_id.clone(),
+                (s.slim_savings_bytes, s.slim_savings_tokens),
+                reference,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn discovery_reports_what_a_slim_would_save_as_the_slim_measures_it() {
+    let w = world();
+    // A progress line opening the session (its parent null): the line
+    // after it is re-linked to null, which the figures count too.
+    let text = fs::read_to_string(w.transcript()).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let opener = serde_json::json!({
+        "parentUuid": null, "isSidechain": false, "type": "progress",
+        "data": { "type": "hook_progress", "hookName": "SessionStart" },
+        "uuid": "00000000-0000-4000-8000-00000000cafe", "sessionId": ID,
+        "timestamp": first["timestamp"],
+    });
+    let mut chained = first.clone();
+    chained["parentUuid"] = opener["uuid"].clone();
+    let rest: Vec<&str> = text.lines().skip(1).collect();
+    fs::write(
+        w.transcript(),
+        format!("{opener}\n{chained}\n{}\n", rest.join("\n")),
+    )
+    .unwrap();
+    let all = savings_both_ways(&w);
+    assert!(all.len() > 3, "{all:?}");
+    for (id, discovered, reference) in &all {
+        assert_eq!(discovered, reference, "session {id}");
+    }
+    let (_, bloated, _) = all.iter().find(|(id, ..)| id == ID).unwrap();
+    assert!(bloated.0 > 500_000, "{bloated:?}");
+    assert!(bloated.1 > 100_000, "{bloated:?}");
+    // Once slimmed, nothing is left to save.
+    slim_claude_session(&w.request()).unwrap();
+    let (_, after, _) = savings_both_ways(&w)
+        .into_iter()
+        .find(|(id, ..)| id == ID)
+        .unwrap();
+    assert_eq!(after, (0, 0));
 }
 
 #[test]

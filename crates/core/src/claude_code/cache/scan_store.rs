@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 /// Bumped whenever the entry layout, [`TranscriptFacts`], what the fold
 /// puts in it, or the prefix check's hashed ranges change.
-pub const FORMAT: u32 = 10;
+pub const FORMAT: u32 = 11;
 /// The first bytes of every cache file.
 pub const MAGIC: &[u8; 8] = b"OCSISCAN";
 /// Largest body written; the least recently seen files are left out.

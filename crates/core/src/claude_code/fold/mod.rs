@@ -5,5 +5,6 @@ pub mod context_window;
 pub(crate) mod fixed128;
 pub mod origin;
 pub mod prompt;
+pub mod savings;
 pub mod transcript;
 pub mod usage;

@@ -9,10 +9,12 @@
 
 use super::origin::split_origin;
 use super::prompt::prompt_text;
+use super::savings::SlimSavings;
 use super::usage::{response_key, Usage, UsageGroups};
 use crate::json_scan::{
     as_str, as_u64, field, field_start, is_true, short_plain_text, text, Elements, Fields,
 };
+use crate::slim::cuts::LineParts;
 use crate::text::truncate_utf16;
 use memchr::memmem;
 use std::borrow::Cow;
@@ -117,6 +119,8 @@ pub struct TranscriptFacts {
     /// waits for its response or a tool runs; `None` before any message.
     /// A live process whose turn has ended is idle, waiting for a prompt.
     pub turn_ended: Option<bool>,
+    /// What slimming the transcript with the `default` preset would save.
+    pub slim_savings: SlimSavings,
 }
 
 /// What a `cost-state` line says: the CLI's cumulative accounting of a
@@ -239,6 +243,8 @@ struct Line<'a> {
     version: Option<&'a [u8]>,
     uuid: Option<&'a [u8]>,
     parent_uuid: Option<&'a [u8]>,
+    logical_parent_uuid: Option<&'a [u8]>,
+    tool_use_result: Option<&'a [u8]>,
     data: Option<Progress<'a>>,
     custom_title: Option<&'a [u8]>,
     ai_title: Option<&'a [u8]>,
@@ -366,6 +372,8 @@ impl<'a> Members<'a> for Line<'a> {
             b"version" => self.version = Some(value),
             b"uuid" => self.uuid = Some(value),
             b"parentUuid" => self.parent_uuid = Some(value),
+            b"logicalParentUuid" => self.logical_parent_uuid = Some(value),
+            b"toolUseResult" => self.tool_use_result = Some(value),
             b"customTitle" => self.custom_title = Some(value),
             b"aiTitle" => self.ai_title = Some(value),
             b"summary" => self.summary = Some(value),
@@ -530,6 +538,8 @@ struct Applied<'a> {
     /// The last `uuid` read and its bits: nearly every line names the line
     /// before as its parent, whose uuid is then not read again.
     uuid: Option<(&'a [u8], u128)>,
+    /// What a slim would save is not measured (the slim's own folds).
+    without_savings: bool,
 }
 
 impl Applied<'_> {
@@ -705,7 +715,7 @@ impl TranscriptFacts {
             let rest = &bytes[start..];
             if let Some(nl) = line.read_through_newline(rest, &mut repeated) {
                 self.line_count += 1;
-                self.fold_line(&line, &mut applied);
+                self.fold_line(&line, &rest[..nl], &mut applied);
                 start += nl + 1;
             } else if let Some(nl) = memchr::memchr(b'\n', rest) {
                 self.fold_split_line(&rest[..nl], &mut applied);
@@ -739,6 +749,17 @@ impl TranscriptFacts {
         self.fold_split_line(raw, &mut Applied::default());
     }
 
+    /// Folds one line (without its `\n`) as [`TranscriptFacts::feed_line`]
+    /// does, leaving `slim_savings` as it is: for the slim itself, which
+    /// measures its cuts as it makes them.
+    pub fn feed_line_without_savings(&mut self, raw: &[u8]) {
+        let mut applied = Applied {
+            without_savings: true,
+            ..Applied::default()
+        };
+        self.fold_split_line(raw, &mut applied);
+    }
+
     /// Folds one line (without its `\n`) read the plain way.
     fn fold_split_line<'a>(&mut self, raw: &'a [u8], applied: &mut Applied<'a>) {
         if raw.iter().all(u8::is_ascii_whitespace) {
@@ -746,12 +767,15 @@ impl TranscriptFacts {
         }
         self.line_count += 1;
         if let Some(line) = Line::read(raw) {
-            self.fold_line(&line, applied);
+            self.fold_line(&line, raw, applied);
         } // else not JSON: counted, nothing else
     }
 
     /// Folds the members of a counted line.
-    fn fold_line<'a>(&mut self, line: &Line<'a>, applied: &mut Applied<'a>) {
+    fn fold_line<'a>(&mut self, line: &Line<'a>, raw: &'a [u8], applied: &mut Applied<'a>) {
+        if !applied.without_savings {
+            self.note_slim_savings(line, raw, applied);
+        }
         self.note_envelope(line, applied);
         self.note_turn(line);
         match line.kind {
@@ -780,6 +804,28 @@ impl TranscriptFacts {
             }
             _ => {}
         }
+    }
+
+    /// Adds what slimming the line would save (before the envelope moves
+    /// `applied` on to this line's uuid).
+    fn note_slim_savings<'a>(&mut self, line: &Line<'a>, raw: &'a [u8], applied: &Applied<'a>) {
+        let parts = LineParts {
+            raw,
+            kind: line.kind,
+            content: line.message.and_then(|m| m.content),
+            copied_content: line
+                .data
+                .and_then(|d| d.copy)
+                .and_then(|c| c.message)
+                .and_then(|m| m.content),
+            tool_use_result: line.tool_use_result,
+        };
+        let parent = |raw: Option<&'a [u8]>| raw.map(|r| (r, applied.uuid(r)));
+        self.slim_savings.note(
+            &parts,
+            line.uuid.and_then(|raw| applied.uuid(raw)),
+            [parent(line.parent_uuid), parent(line.logical_parent_uuid)],
+        );
     }
 
     fn note_envelope<'a>(&mut self, line: &Line<'a>, applied: &mut Applied<'a>) {
