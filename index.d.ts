@@ -1260,6 +1260,16 @@ export interface ListWorktreesOptions {
 export declare function markSpawnTask(task: string, agentId: string, nonce: string): string
 
 /**
+ * One spelling for every way of writing one remote: `github.com/owner/repo`
+ * for `git@github.com:owner/repo.git`, `ssh://git@github.com:22/owner/repo`,
+ * `https://user@github.com/owner/repo.git`… (scheme, user, port, `.git` and
+ * trailing `/` dropped, host lower-cased); null for a local path, a
+ * `file://` URL or anything else that is not a remote URL. See
+ * docs/api/identity.md.
+ */
+export declare function normalizeRemoteUrl(url: string): string | null
+
+/**
  * Header facts of one Claude Code transcript: branch, first prompt, origin
  * marker, line count, deduplicated token totals and compactions.
  */
@@ -1921,6 +1931,54 @@ export declare function renderHandoffContext(state: HandoffContextSource): strin
 export declare function repoPathToSlug(repoPath: string): string
 
 /**
+ * The identity of the repository at (or containing) `repoPath`: its
+ * normalized remote and root commit. The root commit is found once per
+ * repository and kept in discovery's persistent cache folder while HEAD
+ * moves forward: a warm call starts no git process.
+ */
+export declare function repositoryIdentity(repoPath: string): Promise<RepositoryIdentity>
+
+/** What a repository is, wherever it sits. */
+export interface RepositoryIdentity {
+  /** The folder asked about (the repository's top level when inside one). */
+  path: string
+  /**
+   * The normalized URL of its `origin` remote (else its first remote); null
+   * when it has none that names a remote.
+   */
+  remote: string | null
+  /**
+   * The hash of its root commit (the oldest parentless commit reachable
+   * from HEAD); null outside a repository and before its first commit.
+   */
+  rootCommit: string | null
+}
+
+/**
+ * An identity as it comes in: one from `repositoryIdentity`, or one received
+ * from another machine. Every field may be left out.
+ */
+export interface RepositoryIdentityInput {
+  /**
+   * The folder asked about (the repository's top level when inside one).
+   * Left out: none (a path is only ever a hint).
+   */
+  path?: string
+  /**
+   * The normalized URL of its `origin` remote (else its first remote); null
+   * when it has none that names a remote.
+   * Left out: null. A URL as git spells it is normalized first.
+   */
+  remote?: string | null
+  /**
+   * The hash of its root commit (the oldest parentless commit reachable
+   * from HEAD); null outside a repository and before its first commit.
+   * Left out: null.
+   */
+  rootCommit?: string | null
+}
+
+/**
  * The hook settings of `agentId`: per-agent, else global, else built-in
  * defaults, field by field. Throws `E_INVALID_ARGUMENT` on an invalid
  * registry and `E_AGENT_NOT_FOUND` for an agent it does not list.
@@ -2119,6 +2177,12 @@ export interface RunningSessionInfo {
   /** How it was found. */
   signal: 'spawn' | 'liveness' | 'recent-write'
 }
+
+/**
+ * Whether two identities name one repository: equal remotes when both have
+ * one, else equal root commits (two identities with neither: false).
+ */
+export declare function sameRepository(a: RepositoryIdentityInput, b: RepositoryIdentityInput): boolean
 
 /** Records a session in the agent's registry (locked, atomic). */
 export declare function saveSession(agentId: string, repoPath: string, sessionId: string, meta?: SaveSessionMeta | undefined | null): void

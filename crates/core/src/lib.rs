@@ -20,6 +20,7 @@ pub mod openclaw;
 pub mod platform;
 pub mod preflight;
 pub mod project_status;
+pub mod repo_identity;
 pub mod repo_path;
 pub mod resume;
 pub mod selection;

@@ -9,7 +9,7 @@ mod fast_status;
 pub mod git;
 pub mod github;
 pub mod relative_date;
-mod repo_cache;
+pub(crate) mod repo_cache;
 pub mod short_status;
 #[cfg(unix)]
 mod status_cache;

@@ -22,6 +22,7 @@ mod json_walker; // the selective walker against a full JSON parser
 mod liveness_discovery; // `isRunning` from liveness records, through the caches
 mod persistent_scan_cache; // the scan cache on disk, against scans without it
 mod repo_folders; // which project folders hold a repository's sessions
+mod repo_identity; // identity across paths and machines, its index, moved folders
 
 // Project status, the spawn pre-flight, selection and resume.
 mod preflight; // the spawn pre-flight on real git repositories and transcripts

@@ -2,20 +2,13 @@
 //! real Claude Code 2.1.328 wrote (`fixtures/claude-code-2.1`), and how a
 //! kept result learns of a project folder created after it.
 
+use crate::util::claude_fixture::{fixtures, manifest, place};
 use session_intel_core::claude_code::layout::paths::project_slug;
 use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, DiscoveryCache};
 use session_intel_core::repo_path::RepoPath;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code-2.1")
-}
-
-fn manifest() -> serde_json::Value {
-    serde_json::from_str(&fs::read_to_string(fixtures().join("manifest.json")).unwrap()).unwrap()
-}
 
 #[test]
 fn every_folder_the_cli_wrote_is_named_by_project_slug_long_paths_included() {
@@ -50,32 +43,6 @@ fn git(dir: &Path, args: &[&str]) {
         .unwrap()
         .success();
     assert!(ok, "git {args:?}");
-}
-
-/// The fixture session `name`'s transcript, its paths moved from the
-/// recording's work folder to `work` and its id to `id`, written where
-/// Claude Code puts a session started in its new cwd.
-fn place(config: &Path, work: &Path, name: &str, id: &str) -> PathBuf {
-    let manifest = manifest();
-    let session = &manifest["sessions"][name];
-    let old_work = format!("{}/work", manifest["root"].as_str().unwrap());
-    let old_cwd = session["cwd"].as_str().unwrap();
-    let old_id = session["sessionId"].as_str().unwrap();
-    let cwd = old_cwd.replace(&old_work, work.to_str().unwrap());
-    let text = fs::read_to_string(
-        fixtures()
-            .join("projects")
-            .join(project_slug(old_cwd))
-            .join(format!("{old_id}.jsonl")),
-    )
-    .unwrap()
-    .replace(&old_work, work.to_str().unwrap())
-    .replace(old_id, id);
-    let dir = config.join("projects").join(project_slug(&cwd));
-    fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{id}.jsonl"));
-    fs::write(&file, text).unwrap();
-    file
 }
 
 fn ids(cache: &DiscoveryCache, repo: &Path, options: &DiscoverOptions) -> Vec<String> {

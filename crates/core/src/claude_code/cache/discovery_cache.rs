@@ -5,6 +5,7 @@ use super::dirs::DirCache;
 use super::meta_files::MetaFiles;
 use super::result_memo::ResultMemo;
 use super::scans::ScanCache;
+use crate::repo_identity::Identities;
 use std::sync::OnceLock;
 
 /// The caches of discovery, safe to share between threads: the scans of
@@ -21,6 +22,9 @@ pub struct DiscoveryCache {
     results: ResultMemo,
     /// Session metadata files read alongside the transcripts.
     meta_files: MetaFiles,
+    /// Identities of the repositories discovered, and the index of their
+    /// folders kept beside the scans on disk.
+    identities: Identities,
 }
 
 impl DiscoveryCache {
@@ -48,6 +52,11 @@ impl DiscoveryCache {
     /// The discovery results built from these scans.
     pub(crate) fn results(&self) -> &ResultMemo {
         &self.results
+    }
+
+    /// The identities of repositories, and the index of their folders.
+    pub fn identities(&self) -> &Identities {
+        &self.identities
     }
 
     /// The session metadata files read alongside the transcripts.
