@@ -70,14 +70,44 @@ const SESSION_DATES = ['lastModified', 'firstActivity', 'lastActivity']
  * result, key order included; it replaces the binding's own export so that
  * every caller of the package gets it.
  */
-binding.discoverSessions = function discoverSessions(repoPath, options) {
-  return binding.discoverSessionsJson(repoPath, options).then((json) => {
-    const sessions = JSON.parse(json)
-    for (const session of sessions) {
-      for (const key of SESSION_DATES) {
-        if (key in session) session[key] = new Date(session[key])
-      }
+/** Makes the `Date` fields of sessions parsed from JSON `Date`s, in place. */
+function withDates(sessions) {
+  for (const session of sessions) {
+    for (const key of SESSION_DATES) {
+      if (key in session) session[key] = new Date(session[key])
     }
-    return sessions
+  }
+  return sessions
+}
+
+binding.discoverSessions = function discoverSessions(repoPath, options) {
+  return binding.discoverSessionsJson(repoPath, options).then((json) => withDates(JSON.parse(json)))
+}
+
+/**
+ * `hostSessionsPage`, with the sessions' times as `Date`s like
+ * `discoverSessions` gives them (the binding's own, like the JSON a node
+ * command answers, gives milliseconds).
+ */
+const hostSessionsPageMs = binding.hostSessionsPage
+binding.hostSessionsPage = function hostSessionsPage(request) {
+  return hostSessionsPageMs(request).then((page) => {
+    withDates(page.sessions)
+    return page
   })
+}
+
+/**
+ * `remoteWorkBriefing`, taking a session's `lastModified` as a `Date` too
+ * (the binding reads milliseconds or an ISO string).
+ */
+const remoteWorkBriefingRaw = binding.remoteWorkBriefing
+binding.remoteWorkBriefing = function remoteWorkBriefing(task, hosts, options) {
+  const asMs = (host) => ({
+    ...host,
+    sessions: Array.isArray(host?.sessions)
+      ? host.sessions.map((s) => (s?.lastModified instanceof Date ? { ...s, lastModified: s.lastModified.getTime() } : s))
+      : host?.sessions,
+  })
+  return remoteWorkBriefingRaw(task, Array.isArray(hosts) ? hosts.map(asMs) : hosts, options)
 }

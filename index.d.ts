@@ -1140,6 +1140,140 @@ export interface HookSettings {
   hook_mode: "async" | "bidirectional"
 }
 
+/**
+ * The briefing's facts of the repository `request.identity` names on this
+ * host: the `ProjectStatus` of each of its local folders (`limit`,
+ * `maxBytes` and `pathHint` as for `hostSessionsPage`; no cursor). What
+ * the node command `sessionintel.status.v1` answers.
+ */
+export declare function hostProjectStatus(request: HostSessionsRequest): Promise<HostProjectStatus>
+
+/** The statuses of a repository's local folders on one host. */
+export interface HostProjectStatus {
+  /** The format version (as a page of sessions). */
+  v: number
+  /** The local folders of the repository, the hint first when it matched. */
+  repositories: Array<string>
+  /**
+   * The status of each folder, in the order of `repositories`, as far as
+   * the limit and the byte bound allow.
+   */
+  statuses: Array<ProjectStatus>
+  /** Folders were left out by the limit or the byte bound. */
+  truncated: boolean
+}
+
+/** What a host page adds to each `DiscoveredSession` it lists. */
+export interface HostSessionFields {
+  /** The local folder of the repository it was found for. */
+  projectPath: string
+  /** A Claude Code process runs it now. */
+  running: boolean
+}
+
+/**
+ * A session on another host, as `remoteWorkBriefing` reads it: a
+ * `hostSessionsPage` session, or one built from OpenClaw's session catalog.
+ * Only `sessionId` is required.
+ */
+export interface HostSessionInput {
+  /** Claude Code's session id. */
+  sessionId: string
+  /**
+   * Custom title, else generated title, else summary title, else first
+   * prompt. Left out: the last task, else the first message.
+   */
+  title?: string
+  /** Git branch the session is on. Left out: not named. */
+  branch?: string
+  /** First real prompt. Left out: none. */
+  firstMessage?: string
+  /** The last task of the registry's task history. Left out: none. */
+  lastTask?: string
+  /** The last real prompt. Left out: none. */
+  lastUserMessage?: string
+  /** Files the session's tool calls named. Left out: none. */
+  filesTouched?: Array<string>
+  /**
+   * When the session last changed: milliseconds since the epoch, an ISO
+   * string or a `Date`. Left out: the epoch (never recent).
+   */
+  lastModified?: number | string | Date
+  /**
+   * A Claude Code process runs it now on its host. Left out: `isRunning`,
+   * else false.
+   */
+  running?: boolean
+  /** As `running`, under discovery's name. */
+  isRunning?: boolean
+  /** The folder it belongs to on its host. Left out: not named. */
+  projectPath?: string
+}
+
+/**
+ * One host's page of the sessions of the repository `request.identity`
+ * names: the sessions of every local folder of it (see
+ * `localRepositories`), each once, newest first, each with `projectPath`
+ * and `running` (a Claude Code process runs it now, by the liveness
+ * records the busy guard reads). At most `limit` sessions and `maxBytes`
+ * of JSON; `nextCursor` names the next page. The package's
+ * `hostSessionsPage` gives `Date`s as `discoverSessions` does; this
+ * binding function gives milliseconds. Rejects with `E_INVALID_ARGUMENT`
+ * for a cursor no page gave.
+ */
+export declare function hostSessionsPage(request: HostSessionsRequest): Promise<HostSessionsPage>
+
+/**
+ * One page of a host's sessions of a repository: what the node command
+ * `sessionintel.sessions.list.v1` answers.
+ */
+export interface HostSessionsPage {
+  /** The page's format version (1). */
+  v: number
+  /** The local folders whose sessions the page lists. */
+  repositories: Array<string>
+  /** The sessions, newest first (ties by session id). */
+  sessions: Array<DiscoveredSession & HostSessionFields>
+  /** Where the next page starts; none on the last page. */
+  nextCursor: string | null
+  /**
+   * Sessions were left out by the limit or the byte bound (the next page
+   * holds them).
+   */
+  truncated: boolean
+}
+
+/**
+ * `hostSessionsPage` as JSON text (times in milliseconds), written on the
+ * worker thread: what the node command answers, as it is.
+ */
+export declare function hostSessionsPageJson(request: HostSessionsRequest): Promise<string>
+
+/**
+ * What a host page asks for: the node command
+ * `sessionintel.sessions.list.v1`'s parameters.
+ */
+export interface HostSessionsRequest {
+  /** The repository, by identity. */
+  identity: RepositoryIdentityInput
+  /** A folder that may hold it on this host, looked at first. */
+  pathHint?: string
+  /**
+   * Sessions on the page: 1 to 200 (a number out of range is brought
+   * into it); default 50.
+   */
+  limit?: number
+  /** Where the page starts: a previous page's `nextCursor`. */
+  cursor?: string
+  /**
+   * Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else
+   * `~/.claude`.
+   */
+  claudeConfigDir?: string
+  /** Bytes of JSON the page stays within, 16 KiB to 16 MiB; default 1 MiB. */
+  maxBytes?: number
+}
+
 /** A spawn of this gateway that the host has not reported ended. */
 export interface InFlightSpawn {
   /** The repository root `preflightSpawn` returned for it (else its cwd). */
@@ -1247,6 +1381,26 @@ export interface ListWorktreesOptions {
    * a session works in now (default `$CLAUDE_CONFIG_DIR`, else `~/.claude`).
    */
   claudeConfigDir?: string
+}
+
+/**
+ * The folders on this host that hold the repository `identity` names: the
+ * path hint first when it matches, then the working folders of Claude
+ * Code's project folders (`<config>/projects/*`, the `cwd` of their newest
+ * session) and folders the identity index remembers for it, each by its
+ * top level. Every folder looked at is remembered in the index.
+ */
+export declare function localRepositories(identity: RepositoryIdentityInput, options?: LocalRepositoriesOptions | undefined | null): Promise<Array<string>>
+
+/** Options of `localRepositories` (all optional). */
+export interface LocalRepositoriesOptions {
+  /**
+   * Claude Code's config root. Default: `$CLAUDE_CONFIG_DIR`, else
+   * `~/.claude`.
+   */
+  claudeConfigDir?: string
+  /** A folder that may hold the repository, looked at first. */
+  pathHint?: string
 }
 
 /**
@@ -1917,6 +2071,39 @@ export interface RelevancePrompt {
    * ignored and the offline fallback used.
    */
   timeoutMs: number
+}
+
+/** One host's sessions of the repository, as the gateway received them. */
+export interface RemoteHostWork {
+  /** The host's display name. */
+  host: string
+  /** The host's id (`node:<id>`). */
+  hostId: string
+  /** Its sessions. */
+  sessions: Array<HostSessionInput>
+  /**
+   * The sessions came from OpenClaw's own session catalog (the node does
+   * not run this plugin): no liveness, fewer facts. Left out: false.
+   */
+  fallback?: boolean
+}
+
+/**
+ * The lines of a briefing section naming Claude Code work on the same
+ * repository on other machines: sessions running there now first, then
+ * recent ones (the last seven days) relevant to `task` by selection's
+ * offline relevance, at most `maxLines` sessions under a heading; null
+ * when nothing is worth saying. `hosts` are host pages with a display
+ * name. Pure: no file is read.
+ */
+export declare function remoteWorkBriefing(task: string, hosts: Array<RemoteHostWork>, options?: RemoteWorkOptions | undefined | null): string | null
+
+/** Options of `remoteWorkBriefing` (all optional). */
+export interface RemoteWorkOptions {
+  /** Sessions named at most. Default 5. */
+  maxLines?: number
+  /** The time, in milliseconds since the epoch. Default: now. */
+  now?: number
 }
 
 /** The original design's "Previous Session Context" markdown block. */

@@ -8,8 +8,10 @@
 pub mod cache;
 pub mod discovery;
 pub mod fold;
+pub mod host_page;
 pub mod layout;
 pub mod liveness;
+pub mod local_repos;
 pub mod records;
 pub mod session;
 

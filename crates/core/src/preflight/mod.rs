@@ -27,6 +27,7 @@ pub mod budget;
 pub mod busy;
 mod find;
 pub mod isolation;
+pub mod remote_work;
 pub mod resume_slim;
 
 pub use busy::RunningSession;

@@ -1,5 +1,5 @@
 //! [`Identities`]: the identities of the repositories this process looked
-//! at, and the index of every repository folder seen on this machine.
+//! at, and the index of every repository folder the process or an earlier one saw.
 //!
 //! The index is one JSON file, `repositories.json`, in discovery's
 //! persistent cache folder: for each repository folder (its top level),
@@ -16,8 +16,9 @@
 //! while HEAD is the commit it was found from or a descendant of it (a
 //! commit made since): a warm call starts no process.
 
+use super::identity::{same_repository, RepositoryIdentity};
+use super::remote_url::normalize_remote_url;
 use super::root_commit::root_commit;
-use super::{normalize_remote_url, same_repository, RepositoryIdentity};
 use crate::fs_safe::json_file::{read_json, update_json};
 use crate::project_status::repo_cache::with_repository;
 use crate::repo_path::RepoPath;
