@@ -116,6 +116,7 @@ test('hostSessionsPage: all sessions of the repository on this host, newest firs
     seen.push(p.sessions[0].sessionId);
     cursor = p.nextCursor ?? undefined;
     assert.equal(p.truncated, cursor !== undefined);
+    assert.ok(seen.length <= 3, `a cursor moves on: ${seen}`);
   } while (cursor);
   assert.deepEqual(seen, page.sessions.map((s) => s.sessionId));
   await assert.rejects(addon.hostSessionsPage({ ...request, cursor: 'not-a-cursor' }), { code: 'E_INVALID_ARGUMENT' });
@@ -136,6 +137,7 @@ test('hostSessionsPage stays within maxBytes: a page holds what fits, the next p
     total += p.sessions.length;
     pages += 1;
     cursor = p.nextCursor ?? undefined;
+    assert.ok(total <= 43, `a cursor moves on: ${total} sessions`);
   } while (cursor);
   assert.equal(total, 43);
   assert.ok(pages >= 3, `${pages} pages`);
