@@ -3,10 +3,7 @@
 //! folders, bounded as a host page of sessions is
 //! ([`host_page`](crate::claude_code::host_page)).
 
-use crate::claude_code::host_page::{
-    bounded, host_folders, HostSessionsRequest, DEFAULT_LIMIT, DEFAULT_MAX_BYTES, MAX_LIMIT,
-    MAX_MAX_BYTES, MIN_MAX_BYTES, PAGE_VERSION,
-};
+use crate::claude_code::host_page::{host_folders, HostSessionsRequest, PageBudget, PAGE_VERSION};
 use crate::claude_code::DiscoveryCache;
 use crate::project_status::{gather_project_status, ProjectStatus, ProjectStatusOptions};
 
@@ -34,13 +31,6 @@ pub fn host_project_status(
     cache: &DiscoveryCache,
     size_of: impl Fn(&ProjectStatus) -> usize + Sync,
 ) -> HostProjectStatus {
-    let limit = bounded(request.limit, DEFAULT_LIMIT as usize, 1, MAX_LIMIT as usize);
-    let max_bytes = bounded(
-        request.max_bytes,
-        DEFAULT_MAX_BYTES,
-        MIN_MAX_BYTES,
-        MAX_MAX_BYTES,
-    );
     let repositories: Vec<String> = host_folders(request, &options.discover, cache)
         .folders
         .iter()
@@ -49,15 +39,16 @@ pub fn host_project_status(
     // A thread per folder, not rayon's pool: a status waits on threads of
     // its own that use the pool (discovery), which a pool worker blocked
     // here would starve.
+    let mut budget = PageBudget::of(request, &repositories);
     let gathered: Vec<(ProjectStatus, usize)> = std::thread::scope(|scope| {
         let size_of = &size_of;
         let running: Vec<_> = repositories
             .iter()
-            .take(limit)
+            .take(budget.items())
             .map(|folder| {
                 scope.spawn(move || {
                     let status = gather_project_status(folder, None, options, cache).ok()?;
-                    let bytes = size_of(&status) + 1;
+                    let bytes = size_of(&status);
                     Some((status, bytes))
                 })
             })
@@ -67,13 +58,11 @@ pub fn host_project_status(
             .filter_map(|t| t.join().ok().flatten())
             .collect()
     });
-    let mut used = 128 + repositories.iter().map(|r| r.len() + 3).sum::<usize>();
     let mut statuses = Vec::new();
     for (status, bytes) in gathered {
-        if !statuses.is_empty() && used + bytes > max_bytes {
+        if !budget.take(bytes) {
             break;
         }
-        used += bytes;
         statuses.push(status);
     }
     HostProjectStatus {

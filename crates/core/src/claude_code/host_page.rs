@@ -129,8 +129,55 @@ impl Cursor {
     }
 }
 
+/// What is left of a page's bounds: items and bytes of JSON.
+#[derive(Debug, Clone)]
+pub struct PageBudget {
+    /// Items the page may still take.
+    items: usize,
+    /// Bytes the page stays within.
+    max_bytes: usize,
+    /// Bytes taken so far (the page's frame and folders included).
+    used: usize,
+    /// Nothing taken yet: the first item always fits.
+    empty: bool,
+}
+
+impl PageBudget {
+    /// The bounds `request` asks for, on a page naming `repositories`.
+    pub fn of(request: &HostSessionsRequest, repositories: &[String]) -> PageBudget {
+        PageBudget {
+            items: bounded(request.limit, DEFAULT_LIMIT as usize, 1, MAX_LIMIT as usize),
+            max_bytes: bounded(
+                request.max_bytes,
+                DEFAULT_MAX_BYTES,
+                MIN_MAX_BYTES,
+                MAX_MAX_BYTES,
+            ),
+            used: PAGE_OVERHEAD + repositories.iter().map(|r| r.len() + 3).sum::<usize>(),
+            empty: true,
+        }
+    }
+
+    /// Items the page may hold at most from now on.
+    pub fn items(&self) -> usize {
+        self.items
+    }
+
+    /// Takes an item of `bytes` of JSON when it fits, and says whether it did.
+    pub fn take(&mut self, bytes: usize) -> bool {
+        let bytes = bytes + 1; // its comma
+        if self.items == 0 || (!self.empty && self.used + bytes > self.max_bytes) {
+            return false;
+        }
+        self.items -= 1;
+        self.used += bytes;
+        self.empty = false;
+        true
+    }
+}
+
 /// A number the request gave, as a whole number within `min..=max`.
-pub fn bounded(value: Option<f64>, default: usize, min: usize, max: usize) -> usize {
+fn bounded(value: Option<f64>, default: usize, min: usize, max: usize) -> usize {
     match value.filter(|v| v.is_finite()) {
         Some(v) => (v.max(0.0).floor() as usize).clamp(min, max),
         None => default,
@@ -147,13 +194,6 @@ pub fn host_sessions_page(
     size_of: impl Fn(&HostSession) -> usize,
 ) -> Result<HostSessionsPage> {
     let after = request.cursor.as_deref().map(Cursor::decode).transpose()?;
-    let limit = bounded(request.limit, DEFAULT_LIMIT as usize, 1, MAX_LIMIT as usize);
-    let max_bytes = bounded(
-        request.max_bytes,
-        DEFAULT_MAX_BYTES,
-        MIN_MAX_BYTES,
-        MAX_MAX_BYTES,
-    );
     let (repositories, mut sessions) = host_sessions(request, options, cache);
     // By the millisecond, as the cursor names a position.
     let millis = |s: &HostSession| s.session.last_modified.timestamp_millis();
@@ -162,18 +202,16 @@ pub fn host_sessions_page(
             .cmp(&millis(a))
             .then_with(|| a.session.session_id.cmp(&b.session.session_id))
     });
-    let mut used = PAGE_OVERHEAD + repositories.iter().map(|r| r.len() + 3).sum::<usize>();
+    let mut budget = PageBudget::of(request, &repositories);
     let mut page = Vec::new();
     let mut rest = sessions
         .into_iter()
         .filter(|s| after.as_ref().is_none_or(|c| c.before(&s.session)))
         .peekable();
     while let Some(next) = rest.peek() {
-        let bytes = size_of(next) + 1;
-        if page.len() == limit || (!page.is_empty() && used + bytes > max_bytes) {
+        if !budget.take(size_of(next)) {
             break;
         }
-        used += bytes;
         page.extend(rest.next());
     }
     let truncated = rest.peek().is_some();
