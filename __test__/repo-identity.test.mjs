@@ -174,3 +174,25 @@ test('remoteWorkBriefing: running sessions on other hosts first, then recent rel
   assert.equal(addon.remoteWorkBriefing('webhook retries', hosts, { now, maxLines: 1 }).split('\n').at(-1), '- and 2 more');
   assert.equal(addon.remoteWorkBriefing('database migration', hosts.map((h) => ({ ...h, sessions: h.sessions.filter((s) => !s.running) })), { now }), null);
 });
+
+test('a renamed repository folder keeps its sessions, and a deleted clone\'s: discoverSessions and the host page at the new path list them', async () => {
+  const w = world('renamed');
+  const identity = { remote: 'github.com/acme/renamed' };
+  // Seen once at its old path (the host page remembers each folder it finds).
+  await addon.hostSessionsPage({ identity, claudeConfigDir: w.claude });
+  fs.rmSync(w.b, { recursive: true });
+  const moved = path.join(w.base, 'moved', 'renamed-app');
+  fs.mkdirSync(path.dirname(moved));
+  fs.renameSync(w.a, moved);
+  // The clone at b is gone too: its folder held the same repository.
+  const want = [[w.ids.a1, moved], [w.ids.a2, moved], [w.ids.b1, moved]].sort();
+  const sessions = await addon.discoverSessions(moved, { claudeConfigDir: w.claude });
+  assert.deepEqual(sessions.map((s) => [s.sessionId, s.repoPath]).sort(), want);
+  const hinted = await addon.hostSessionsPage({ identity, claudeConfigDir: w.claude, pathHint: moved });
+  assert.deepEqual(hinted.repositories, [moved]);
+  assert.deepEqual(hinted.sessions.map((s) => [s.sessionId, s.projectPath]).sort(), want);
+  // Without a hint the new folder is known now too (discovery remembered it).
+  const page = await addon.hostSessionsPage({ identity, claudeConfigDir: w.claude });
+  assert.deepEqual(page.repositories, [moved]);
+  assert.deepEqual(page.sessions.map((s) => [s.sessionId, s.projectPath]).sort(), want);
+});
