@@ -280,6 +280,16 @@ test('slimming a Claude Code session: every option absent', async () => {
   else await assert.rejects(a.restoreClaudeSession(CC, {}), { code: 'E_NO_BACKUP' });
 });
 
+test('repository identity and host pages: every field that may be left out left out', async () => {
+  assert.equal(a.sameRepository({}, {}), false);
+  assert.deepEqual(await a.localRepositories({}), []);
+  const page = await a.hostSessionsPage({ identity: {} });
+  assert.deepEqual([page.repositories, page.sessions, page.nextCursor, page.truncated], [[], [], null, false]);
+  assert.deepEqual(JSON.parse(await a.hostSessionsPageJson({ identity: {} })).sessions, []);
+  assert.deepEqual((await a.hostProjectStatus({ identity: {} })).statuses, []);
+  assert.equal(a.remoteWorkBriefing(TASK, [{ host: 'laptop', hostId: 'node:a', sessions: [{ sessionId: 'x' }] }]), null);
+});
+
 test('every exported function that takes an object is called above', () => {
   const dts = fs.readFileSync(path.join(root, 'index.d.ts'), 'utf8');
   const interfaces = new Set([...dts.matchAll(/^export interface (\w+)/gm)].map((m) => m[1]));
