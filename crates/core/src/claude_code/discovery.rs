@@ -87,20 +87,6 @@ fn repo_folders(
     })
 }
 
-/// The folders the repository at `repo` was seen at before it was moved
-/// or renamed: folders of the identity index in `index_dir` that held a
-/// repository of the same identity and no longer exist. Their project
-/// folders hold its earlier sessions. The repository is remembered in the
-/// index at `repo` on the way (a later move of it is found the same way).
-fn moved_from(repo: &RepoPath, index_dir: &Path, cache: &DiscoveryCache) -> Vec<PathBuf> {
-    let identities = cache.identities();
-    let identity = identities.identity(repo, Some(index_dir), false);
-    if identity.remote.is_none() && identity.root_commit.is_none() {
-        return Vec::new();
-    }
-    identities.remembered(index_dir, &identity, false)
-}
-
 fn to_utc(t: SystemTime) -> DateTime<Utc> {
     DateTime::<Utc>::from(t)
 }
@@ -162,7 +148,7 @@ pub fn discover_sessions_as<T: Send + Sync + 'static>(
     );
     let mut launch_dirs = launch_dirs(repo);
     if let Some(dir) = &persistent {
-        launch_dirs.extend(moved_from(repo, dir, cache));
+        launch_dirs.extend(cache.identities().moved_away(repo, dir));
     }
     let mut inputs = Inputs {
         dirs: repo_folders(&projects, &launch_dirs, &round, cache),

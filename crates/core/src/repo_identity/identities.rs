@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 /// The index file's name in the persistent cache folder.
 pub const INDEX_FILE: &str = "repositories.json";
@@ -72,6 +72,19 @@ struct Loaded {
     folders: Vec<(String, Known)>,
 }
 
+/// How long what [`Identities::moved_away`] found for a folder is used
+/// again without a look (while the index file is unchanged): discovery
+/// asks on every call, and a repository moves seldom.
+pub const MOVED_RECHECK: Duration = Duration::from_secs(2);
+
+/// What [`Identities::moved_away`] found for a folder, and when.
+#[derive(Debug)]
+struct MovedLook {
+    at: Instant,
+    index_mtime: Option<SystemTime>,
+    folders: Vec<PathBuf>,
+}
+
 /// Identities of repositories, kept in memory and in the index file.
 #[derive(Debug, Default)]
 pub struct Identities {
@@ -79,6 +92,8 @@ pub struct Identities {
     known: Mutex<HashMap<PathBuf, Known>>,
     /// The index file as last read.
     index: Mutex<Loaded>,
+    /// The last look of [`Identities::moved_away`], by folder asked about.
+    moved: Mutex<HashMap<PathBuf, MovedLook>>,
 }
 
 /// What libgit2 says of a repository without walking its history.
@@ -286,6 +301,46 @@ impl Identities {
             };
         }
         f(&loaded.folders)
+    }
+
+    /// The folders the repository at `repo` was seen at before it was moved
+    /// or renamed: folders of the index in `index_dir` that held a
+    /// repository of the same identity and no longer exist. The repository
+    /// is remembered in the index at `repo` on the way. A look is used again
+    /// for [`MOVED_RECHECK`] while the index file is unchanged.
+    pub fn moved_away(&self, repo: &Path, index_dir: &Path) -> Vec<PathBuf> {
+        let mtime = || {
+            std::fs::metadata(index_dir.join(INDEX_FILE))
+                .and_then(|m| m.modified())
+                .ok()
+        };
+        let before = mtime();
+        if let Some(look) = self
+            .moved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(repo)
+        {
+            if look.at.elapsed() < MOVED_RECHECK && look.index_mtime == before && before.is_some() {
+                return look.folders.clone();
+            }
+        }
+        let identity = self.identity(repo, Some(index_dir), false);
+        let folders = if identity.remote.is_none() && identity.root_commit.is_none() {
+            Vec::new()
+        } else {
+            self.remembered(index_dir, &identity, false)
+        };
+        let look = MovedLook {
+            at: Instant::now(),
+            index_mtime: mtime(),
+            folders: folders.clone(),
+        };
+        self.moved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(repo.to_path_buf(), look);
+        folders
     }
 
     /// The folders of the index in `dir` that held the repository `identity`
