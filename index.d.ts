@@ -2832,8 +2832,13 @@ export interface SpawnOutcome {
   cacheReadTokens: number
   /** Input tokens written to the cache. */
   cacheCreationTokens: number
-  /** What the spawn cost in US dollars, by the CLI's own accounting. */
+  /**
+   * What the spawn cost in US dollars: by the CLI's own accounting, else
+   * estimated at the model's list prices (the cost basis says which).
+   */
   costUsd?: number
+  /** Where the cost comes from, or why there is none. */
+  costBasis: 'cli' | 'prices' | 'unpriced' | 'none'
   /**
    * The tokens and cost are the whole session's: the spawn resumed a
    * session whose accounting before its prompt was not found.

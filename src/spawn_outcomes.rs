@@ -85,8 +85,12 @@ pub struct SpawnOutcome {
     pub cache_read_tokens: f64,
     /// Input tokens written to the cache.
     pub cache_creation_tokens: f64,
-    /// What the spawn cost in US dollars, by the CLI's own accounting.
+    /// What the spawn cost in US dollars: by the CLI's own accounting, else
+    /// estimated at the model's list prices (the cost basis says which).
     pub cost_usd: Option<f64>,
+    /// Where the cost comes from, or why there is none.
+    #[napi(ts_type = "'cli' | 'prices' | 'unpriced' | 'none'")]
+    pub cost_basis: String,
     /// The tokens and cost are the whole session's: the spawn resumed a
     /// session whose accounting before its prompt was not found.
     pub session_totals: bool,
@@ -130,6 +134,7 @@ impl From<so::SpawnOutcome> for SpawnOutcome {
             cache_read_tokens: o.cache_read_tokens as f64,
             cache_creation_tokens: o.cache_creation_tokens as f64,
             cost_usd: o.cost_usd,
+            cost_basis: o.cost_basis.as_str().to_owned(),
             session_totals: o.session_totals,
             started_at: o.started_at,
             ended_at: o.ended_at,

@@ -335,6 +335,29 @@ function billed(sessionId) {
   return total;
 }
 
+/**
+ * Anthropic's list prices of the models Claude Code asks the fake API for, in
+ * US dollars per million tokens: input, 5-minute cache writes, cache reads,
+ * output (https://platform.claude.com/docs/en/about-claude/pricing).
+ */
+const LIST_PRICES = {
+  'claude-opus-4-6': [5, 6.25, 0.5, 25], 'claude-opus-4-5': [5, 6.25, 0.5, 25], 'claude-sonnet-4-5': [3, 3.75, 0.3, 15],
+  'claude-sonnet-4-6': [3, 3.75, 0.3, 15], 'claude-haiku-4-5': [1, 1.25, 0.1, 5],
+};
+
+/**
+ * What the tokens the fake API billed session `sessionId` cost at its
+ * model's list prices (the one model its requests asked for).
+ */
+function listPriced(sessionId) {
+  const models = [...new Set(api.requests.filter((x) => x.sessionId === sessionId && x.completed && x.usage && !isTitleRequest(x)).map((x) => x.model))];
+  assert.equal(models.length, 1, `one model: ${models}`);
+  const prices = LIST_PRICES[models[0].replace(/-\d{8}$/, '')];
+  assert.ok(prices, `a list price for ${models[0]}`);
+  const t = billed(sessionId);
+  return (t.inputTokens * prices[0] + t.cacheCreationTokens * prices[1] + t.cacheReadTokens * prices[2] + t.outputTokens * prices[3]) / 1e6;
+}
+
 /** The tokens of a spawn's outcome, as `billed` sums them. */
 const tokensOf = (o) => ({ inputTokens: o.inputTokens, outputTokens: o.outputTokens, cacheReadTokens: o.cacheReadTokens, cacheCreationTokens: o.cacheCreationTokens });
 
@@ -396,11 +419,16 @@ scenario('two spawns in one turn on the same repository: one runs in its main wo
   assert.deepEqual(o.filesChanged, [files[iso.i]]);
   assert.deepEqual(tokensOf(o), billed(iso.sessionId), 'the tokens the API billed for the spawn');
   assert.ok(o.outputTokens > 0 && !o.sessionTotals);
-  // Its cost as Claude Code accounts it (the CLI's cost-state), as discovery reads it for the session.
+  // Its cost: Claude Code run by the ACP adapter writes no accounting of its own (no cost-state),
+  // so discovery, which reports only the CLI's figure, has none for the session, and the outcome
+  // prices the billed tokens at the model's list prices.
   const listed = (await addon.discoverSessions(delta.dir, { claudeConfigDir: chain.claudeDir })).find((d) => d.sessionId === iso.sessionId);
   assert.ok(listed, 'discovery lists the worktree\'s session as the repository\'s');
   assert.equal(listed.branch, iso.gitBranch, 'with the worktree\'s branch');
-  assert.equal(o.costUsd, listed.totalCostUsd, 'the cost of the spawn\'s session');
+  assert.equal(listed.totalCostUsd, undefined, 'no cost-state: no figure of the CLI\'s');
+  assert.equal(o.costBasis, 'prices');
+  const cost = listPriced(iso.sessionId);
+  assert.ok(cost > 0 && Math.abs(o.costUsd - cost) < 1e-9, `the cost of the billed tokens at list prices: ${o.costUsd} vs ${cost}`);
   assert.deepEqual([o.worktree?.branch, o.worktree?.commitsAhead, o.worktree?.dirty, o.worktree?.removed], [iso.gitBranch, 1, false, false], JSON.stringify(o.worktree));
   assert.ok(iso.cwd.startsWith(o.worktree.path), `${iso.cwd} in ${o.worktree.path}`);
   assert.ok(fs.existsSync(o.worktree.path), 'kept: it holds a commit');

@@ -7,10 +7,14 @@
 //! unless the host recorded its end. Tokens and cost are what the API
 //! billed for the spawn: the CLI's own accounting (`cost-state`) of the
 //! session, less what it held before the spawn's prompt when the spawn
-//! resumed an earlier session. Commits and changed files are git's, since
+//! resumed an earlier session. Where the CLI wrote no accounting (a spawn
+//! run through the ACP adapter), the tokens are the transcript's responses
+//! and the cost is estimated from them at the model's list prices
+//! ([`crate::claude_code::fold::prices`]). Commits and changed files are git's, since
 //! the spawn's base commit, in its worktree when it was isolated, else in
 //! the repository it ran in (where they may include work of others).
 
+use crate::claude_code::fold::prices::estimate_cost;
 use crate::claude_code::fold::transcript::{parse_uuid, TranscriptFacts};
 use crate::claude_code::fold::usage::Usage;
 use crate::claude_code::layout::paths::claude_config_dir;
@@ -75,6 +79,33 @@ pub struct SpawnCommit {
     pub subject: String,
 }
 
+/// Where a spawn's cost comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostBasis {
+    /// The CLI's own accounting (its `cost-state` record).
+    Cli,
+    /// Estimated from the billed tokens at the model's list prices: the
+    /// CLI wrote no accounting.
+    Prices,
+    /// Not known: a model the CLI or the price table has no price for, or
+    /// tokens of several models without the CLI's accounting.
+    Unpriced,
+    /// No transcript with a response was found.
+    None,
+}
+
+impl CostBasis {
+    /// Its name in the API: `cli`, `prices`, `unpriced`, `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CostBasis::Cli => "cli",
+            CostBasis::Prices => "prices",
+            CostBasis::Unpriced => "unpriced",
+            CostBasis::None => "none",
+        }
+    }
+}
+
 /// What one spawn did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpawnOutcome {
@@ -118,8 +149,11 @@ pub struct SpawnOutcome {
     pub cache_read_tokens: u64,
     /// Input tokens written to the cache.
     pub cache_creation_tokens: u64,
-    /// What the spawn cost in US dollars, by the CLI's own accounting.
+    /// What the spawn cost in US dollars: by the CLI's own accounting, else
+    /// estimated at the model's list prices (the cost basis says which).
     pub cost_usd: Option<f64>,
+    /// Where the cost comes from, or why there is none.
+    pub cost_basis: CostBasis,
     /// The tokens and cost are the whole session's: the spawn resumed a
     /// session whose accounting before its prompt was not found.
     pub session_totals: bool,
@@ -266,9 +300,9 @@ fn read_back(
         (Some(a), Some(b)) => Some(b.duration_since(a).unwrap_or_default().as_millis() as u64),
         _ => None,
     };
-    let (usage, cost_usd, session_totals) = match (&facts, transcript.as_deref()) {
+    let (usage, (cost_usd, cost_basis), session_totals) = match (&facts, transcript.as_deref()) {
         (Some(f), Some(p)) => billed(f, p, &r.nonce, r.resumed == Some(true)),
-        _ => (Usage::default(), None, false),
+        _ => (Usage::default(), (None, CostBasis::None), false),
     };
     let worktree = r.worktree_path.as_deref().map(|p| {
         inspect_worktree(Path::new(p), deadline).unwrap_or_else(|_| SpawnWorktree {
@@ -308,6 +342,7 @@ fn read_back(
         cache_read_tokens: usage.cache_read,
         cache_creation_tokens: usage.cache_creation,
         cost_usd,
+        cost_basis,
         session_totals,
         started_at: r.started_at.clone(),
         ended_at,
@@ -316,32 +351,57 @@ fn read_back(
     }
 }
 
+/// A cost and where it comes from.
+type Cost = (Option<f64>, CostBasis);
+
 /// What the API billed for the spawn: the session's accounting, less what
-/// it held right before the spawn's prompt when the spawn `resumed` it.
-/// The third value says the session's totals were taken for a resumed
-/// spawn (no accounting before its prompt found).
-fn billed(
-    f: &TranscriptFacts,
-    path: &Path,
-    nonce: &str,
-    resumed: bool,
-) -> (Usage, Option<f64>, bool) {
+/// it held right before the spawn's prompt when the spawn `resumed` it;
+/// without the CLI's accounting, the transcript's responses, priced at the
+/// list prices of the one model they are of. The third value says the
+/// session's totals were taken for a resumed spawn (no accounting before
+/// its prompt found).
+fn billed(f: &TranscriptFacts, path: &Path, nonce: &str, resumed: bool) -> (Usage, Cost, bool) {
     let (total, cost) = match &f.cost_state {
         Some(c) => (c.usage, c.cost_usd.filter(|_| !c.unknown_model_cost)),
-        None => (f.usage.totals(), None),
+        None => {
+            let total = f.usage.totals();
+            return (total, estimated(&f.models, total), resumed);
+        }
+    };
+    let basis = if cost.is_some() {
+        CostBasis::Cli
+    } else {
+        CostBasis::Unpriced
     };
     if !resumed {
-        return (total, cost, false);
+        return (total, (cost, basis), false);
     }
     let mark = last_response_before_prompt(path, nonce)
         .and_then(|uuid| f.cost_marks.iter().find(|m| m.after == uuid));
-    match (mark, &f.cost_state) {
-        (Some(m), Some(_)) => (
-            total.minus(m.usage),
-            cost.zip(m.cost_usd).map(|(c, b)| (c - b).max(0.0)),
-            false,
-        ),
-        _ => (total, cost, true),
+    match mark {
+        Some(m) => {
+            let own = cost.zip(m.cost_usd).map(|(c, b)| (c - b).max(0.0));
+            let basis = if own.is_some() {
+                basis
+            } else {
+                CostBasis::Unpriced
+            };
+            (total.minus(m.usage), (own, basis), false)
+        }
+        None => (total, (cost, basis), true),
+    }
+}
+
+/// The cost of `usage` of the transcript's `models` at list prices: known
+/// when they are of one model the price table names.
+fn estimated(models: &[String], usage: Usage) -> Cost {
+    match models {
+        [] => (None, CostBasis::None),
+        [model] => match estimate_cost(model, usage) {
+            Some(cost) => (Some(cost), CostBasis::Prices),
+            None => (None, CostBasis::Unpriced),
+        },
+        _ => (None, CostBasis::Unpriced),
     }
 }
 

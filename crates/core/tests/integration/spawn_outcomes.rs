@@ -6,7 +6,7 @@ use serde_json::json;
 use session_intel_core::claude_code::layout::paths::full_slug;
 use session_intel_core::claude_code::records::spawn_record::{SpawnLog, SpawnRecord};
 use session_intel_core::claude_code::ScanCache;
-use session_intel_core::spawn_outcome::{spawn_outcomes, SpawnOutcomeQuery};
+use session_intel_core::spawn_outcome::{spawn_outcomes, CostBasis, SpawnOutcomeQuery};
 use session_intel_core::spawns::SpawnPhase;
 use session_intel_core::worktree::{create_spawn_worktree, DEFAULT_TIMEOUT};
 use std::fs;
@@ -148,6 +148,7 @@ fn an_isolated_spawns_outcome_has_its_commits_files_final_message_and_cost() {
     assert_eq!(o.files_changed, ["notes.txt", "src/tax.rs"]);
     assert_eq!((o.input_tokens, o.output_tokens), (11, 22));
     assert_eq!(o.cost_usd, Some(0.0125));
+    assert_eq!(o.cost_basis, CostBasis::Cli);
     assert!(!o.session_totals);
     assert_eq!(o.ended_at.as_deref(), Some(&*ended));
     let d = o.duration_ms.unwrap();
@@ -273,4 +274,79 @@ fn states_from_start_to_failure_newest_first() {
         ..Default::default()
     });
     assert_eq!(limited.len(), 1);
+}
+
+/// A response of `model` with every usage counter, written in two lines
+/// (one per content block) as Claude Code writes it.
+fn billed_response(id: &str, model: &str, n: u32, at: &str) -> Vec<serde_json::Value> {
+    let usage = json!({"input_tokens": 1200, "output_tokens": 800,
+        "cache_creation_input_tokens": 20000, "cache_read_input_tokens": 50000});
+    let line = |text: &str, output: u64| {
+        let mut u = usage.clone();
+        u["output_tokens"] = output.into();
+        json!({"type": "assistant", "sessionId": id, "timestamp": at,
+            "uuid": format!("00000000-0000-0000-0000-0000000002{n:02}{output:04}"), "requestId": format!("req{n}"),
+            "message": {"id": format!("msg{n}"), "role": "assistant", "model": model,
+              "stop_reason": "end_turn", "content": [{"type": "text", "text": text}], "usage": u}})
+    };
+    vec![line("Working on it.", 1), line("Done.", 800)]
+}
+
+#[test]
+fn without_the_clis_accounting_the_cost_is_estimated_at_the_models_list_prices() {
+    let w = World::new();
+    let at = iso(Duration::from_secs(5));
+    for (nonce, id, model) in [
+        ("p1", ID, "claude-sonnet-4-5-20250929"),
+        ("p2", EARLIER, "claude-experimental-9"),
+    ] {
+        w.record(SpawnRecord {
+            nonce: nonce.into(),
+            cwd: Some(w.repo.to_string_lossy().into_owned()),
+            repo_path: Some(w.repo.to_string_lossy().into_owned()),
+            claude_session_id: Some(id.into()),
+            started_at: Some(iso(Duration::from_secs(20))),
+            outcome: Some("ok".into()),
+            ended_at: Some(at.clone()),
+            ..SpawnRecord::default()
+        });
+        // No `cost-state`: the ACP adapter's sessions have none.
+        let task = format!("Add tax\n\n---\n[openclaw:agent=main,spawn={nonce}]");
+        let mut lines = vec![prompt(id, &w.repo, &task, 1)];
+        lines.extend(billed_response(id, model, 1, &at));
+        w.transcript(&w.repo, id, &lines);
+    }
+    let by = |nonce: &str| {
+        w.query(SpawnOutcomeQuery {
+            nonce: Some(nonce.into()),
+            ..Default::default()
+        })
+        .remove(0)
+    };
+    let priced = by("p1");
+    assert_eq!(
+        (
+            priced.input_tokens,
+            priced.output_tokens,
+            priced.cache_creation_tokens,
+            priced.cache_read_tokens
+        ),
+        (1200, 800, 20000, 50000),
+        "one count per response"
+    );
+    // Sonnet 4.5: $3 input, $15 output, $3.75 cache writes, $0.30 cache
+    // reads per million tokens.
+    let want = (1200.0 * 3.0 + 800.0 * 15.0 + 20000.0 * 3.75 + 50000.0 * 0.30) / 1e6;
+    assert!(
+        (priced.cost_usd.unwrap() - want).abs() < 1e-12,
+        "{:?} vs {want}",
+        priced.cost_usd
+    );
+    assert_eq!(priced.cost_basis, CostBasis::Prices);
+    let unknown = by("p2");
+    assert_eq!(unknown.output_tokens, 800);
+    assert_eq!(
+        (unknown.cost_usd, unknown.cost_basis),
+        (None, CostBasis::Unpriced)
+    );
 }

@@ -53,7 +53,7 @@ pub fn context_window(model: &str) -> u64 {
 /// Whether `model` is `id` or a dated id of it (`id-YYYYMMDD`); `id` must
 /// not be a shorter id of another model (`claude-opus-5` of
 /// `claude-opus-5-5`): the date is digits only, eight of them.
-fn is_model(model: &str, id: &str) -> bool {
+pub(super) fn is_model(model: &str, id: &str) -> bool {
     match model.strip_prefix(id) {
         Some("") => true,
         Some(rest) => rest

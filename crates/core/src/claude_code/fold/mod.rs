@@ -4,6 +4,7 @@
 pub mod context_window;
 pub(crate) mod fixed128;
 pub mod origin;
+pub mod prices;
 pub mod prompt;
 pub mod savings;
 pub mod transcript;
