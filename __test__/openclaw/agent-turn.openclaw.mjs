@@ -341,8 +341,7 @@ function billed(sessionId) {
  * output (https://platform.claude.com/docs/en/about-claude/pricing).
  */
 const LIST_PRICES = {
-  'claude-opus-4-6': [5, 6.25, 0.5, 25], 'claude-opus-4-5': [5, 6.25, 0.5, 25], 'claude-sonnet-4-5': [3, 3.75, 0.3, 15],
-  'claude-sonnet-4-6': [3, 3.75, 0.3, 15], 'claude-haiku-4-5': [1, 1.25, 0.1, 5],
+  'claude-opus-5': [5, 6.25, 0.5, 25], 'claude-opus-4-6': [5, 6.25, 0.5, 25], 'claude-sonnet-4-5': [3, 3.75, 0.3, 15],
 };
 
 /**
