@@ -191,7 +191,8 @@ test('a host callback is used instead of the API, and its failures fall back', a
     const started = Date.now();
     const out = await addon.assessTaskRelevance(TASK, [S1], { relevanceCallback, relevanceTimeoutMs: 300 });
     assert.match(out[0].reasoning, /shared terms/);
-    assert.ok(Date.now() - started < 550);
+    // Well before the default timeout (3 s): the 300 ms given was kept, with room for a loaded machine.
+    assert.ok(Date.now() - started < 2500, `${Date.now() - started} ms`);
   }
 });
 
