@@ -2350,6 +2350,12 @@ export interface ResumeSlim {
   backupPath?: string
   /** What the briefing says about it (absent when it was not slimmed). */
   briefingLine?: string
+  /**
+   * The slim did not fit the pre-flight's time: the host slims the
+   * session once this run has ended (`slimClaudeSession`, in the
+   * background), before it is resumed again.
+   */
+  deferred: boolean
 }
 
 /** Makes a session id unusable for every later decision of every agent. */

@@ -7,7 +7,8 @@
 // answers in order, every tool_use with its tool_result) in far fewer bytes
 // than the same resume of an unslimmed copy; discovery's totals do not move;
 // restore gives the original back byte for byte; a fork resumes under its own
-// id and title; the CLI's own `--resume` picker lists a slimmed session under
+// id and title; a subagent's own transcript is not re-sent on resume (so a
+// slim leaves it alone); the CLI's own `--resume` picker lists a slimmed session under
 // its title and a fork under its own; a session whose CLI is running is
 // refused.
 
@@ -184,6 +185,23 @@ test('slimmed in place: discovery unchanged, restore byte for byte, and the resu
     assert.ok(!JSON.stringify(slim.messages).includes('"type":"image"'), 'no image re-sent');
     assert.ok(JSON.stringify(full.messages).includes('"type":"image"'), 'the unslimmed copy re-sends the image');
   });
+});
+
+test("a subagent's own transcript is not re-sent on resume, so a slim leaves it alone", async () => {
+  const subDir = path.join(path.dirname(transcript()), sessionId, 'subagents');
+  const sub = path.join(subDir, fs.readdirSync(subDir).find((f) => f.endsWith('.jsonl')));
+  const lines = fs.readFileSync(sub, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const last = lines.at(-1);
+  // Bloated with a text only the subagent's transcript holds.
+  lines.push({ ...last, uuid: crypto.randomUUID(), parentUuid: last.uuid, type: 'user', message: { role: 'user', content: [{ type: 'text', text: `SUBAGENT-ONLY ${'z'.repeat(300_000)}` }] } });
+  fs.writeFileSync(sub, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  const bytes = fs.readFileSync(sub);
+  const req = await resume(box.config, sessionId, 'Anything from the helper?');
+  assert.ok(req, 'the resume reached the API');
+  assert.ok(!JSON.stringify(req.messages).includes('SUBAGENT-ONLY'), 'the subagent transcript was not sent');
+  assert.ok(JSON.stringify(req.messages).length < 100_000, `${JSON.stringify(req.messages).length} bytes`);
+  await addon.slimClaudeSession(sessionId, { claudeConfigDir: box.config });
+  assert.ok(fs.readFileSync(sub).equals(bytes), 'the subagent transcript is as it was');
 });
 
 test('a fork resumes under its own id and title; the original is untouched', async () => {

@@ -168,3 +168,45 @@ test('preflightSpawn slimOverMb: a resumed session over the size is slimmed firs
   assert.ok(r.briefing.includes(r.resumeSlim.briefingLine), r.briefing);
   assert.ok(fs.existsSync(r.resumeSlim.backupPath));
 });
+
+test('preflightSpawn slimOverMb: a slim that does not fit the budget is deferred to the host, and the next briefing says what it cut', async () => {
+  const w = world();
+  const id = uuid();
+  const cwd = w.repo;
+  const big = 'export const total = 0;\n'.repeat(40_000);
+  const call = assistantLine(id, 'm1', { input_tokens: 10, output_tokens: 5 }, { cwd, timestamp: '2026-11-01T10:00:01.000Z' });
+  call.message.content = [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'src/cart.js' } }];
+  call.message.stop_reason = 'tool_use';
+  const result = userLine(id, [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: big }] }], { cwd, timestamp: '2026-11-01T10:00:02.000Z' });
+  const done = assistantLine(id, 'm2', { input_tokens: 10, output_tokens: 5 }, { cwd, timestamp: '2026-11-01T10:00:03.000Z' });
+  done.message.stop_reason = 'end_turn';
+  const file = writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, 'Refactor the cart totals into cents', { cwd, timestamp: '2026-11-01T10:00:00.000Z' }), call, result, done]));
+  const aged = () => fs.utimesSync(file, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+  aged();
+  const before = fs.statSync(file).size;
+  const options = (budgetMs) => ({ claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir, persistentCache: false, slimOverMb: 0.5, budgetMs, resumable: [{ claudeSessionId: id, cwd, childSessionKey: 'agent:claude:acp:1' }] });
+  const request = { task: 'Finish the cart totals refactor in cents', cwd, agentId: 'main' };
+  // No time left for the slim: the resume goes on, the slim is the host's to do after the run.
+  const first = await addon.preflightSpawn(request, options(1));
+  assert.equal(first.decision, 'resume', first.reason);
+  assert.equal(first.resumeSlim.deferred, true);
+  assert.match(first.resumeSlim.skipped, /once this run has ended/);
+  assert.equal(first.resumeSlim.briefingLine, undefined);
+  assert.equal(fs.statSync(file).size, before, 'nothing slimmed within the pre-flight');
+  // The host's slim after the run, then the next resume's briefing.
+  const slim = await addon.slimClaudeSession(id, { claudeConfigDir: w.claudeConfigDir });
+  const next = await addon.preflightSpawn(request, options(undefined));
+  assert.equal(next.decision, 'resume', next.reason);
+  assert.equal(next.resumeSlim.deferred, false);
+  assert.deepEqual([next.resumeSlim.sizeOriginal, next.resumeSlim.sizeAfter, next.resumeSlim.backupPath], [before, slim.sizeAfter, slim.backupPath]);
+  assert.match(next.resumeSlim.briefingLine, /slimmed since it last ran/);
+  assert.ok(next.briefing.includes(next.resumeSlim.briefingLine), next.briefing);
+  // Once the session has run again, that slim is old news.
+  const answer = assistantLine(id, 'm3', { input_tokens: 10, output_tokens: 5 }, { cwd, timestamp: new Date(Date.now() + 1000).toISOString() });
+  answer.message.stop_reason = 'end_turn';
+  fs.appendFileSync(file, `${JSON.stringify(answer)}\n`);
+  aged();
+  const later = await addon.preflightSpawn(request, options(undefined));
+  assert.equal(later.decision, 'resume', later.reason);
+  assert.equal(later.resumeSlim, undefined, JSON.stringify(later.resumeSlim));
+});

@@ -26,6 +26,7 @@ import { SpawnTracker } from '../plugin/spawns/tracker.mjs';
 import { isClaudeAcpSpawn, preflight } from '../plugin/spawns/admission.mjs';
 import { onChildEnded, onChildProgress, onRunDelivered, onSpawnResult } from '../plugin/spawns/host-events.mjs';
 import { learnSessions, stopLearning } from '../plugin/spawns/learning.mjs';
+import { slimAfterRun } from '../plugin/spawns/slim-later.mjs';
 
 const policy = addon.SPAWN_POLICY;
 /**
@@ -531,5 +532,27 @@ test('hooks: after a gateway restart, a recorded spawn whose session was not lea
   for (let i = 0; i < 100 && !(await learned()); i++) await new Promise((r) => setTimeout(r, 100));
   assert.equal(await learned(), id);
   assert.equal((await addon.discoverSessions(w.repo, { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir })).find((s) => s.sessionId === id)?.source, 'openclaw');
+  assert.deepEqual(log.warn, []);
+});
+
+test('slim after the run: a session the pre-flight could not slim in time is slimmed in the background once its spawn has ended, never before', async () => {
+  const w = world();
+  const id = uuid();
+  const big = [{ type: 'tool_result', tool_use_id: 't1', content: 'x'.repeat(400_000) }];
+  const file = writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, 'Refactor the cart', { cwd: w.repo }), userLine(id, big, { cwd: w.repo })]));
+  const size = fs.statSync(file).size;
+  const now = clock();
+  const tracker = new SpawnTracker({ policy, now });
+  const s = tracker.track(asked(now, 'n-slim', { cwd: w.repo, repoPath: w.repo }));
+  const { api, log } = hostApi({});
+  slimAfterRun(api, tracker, { nonce: 'n-slim', sessionId: id, claudeConfigDir: w.claudeConfigDir, everyMs: 20 });
+  const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+  await wait(150);
+  assert.equal(fs.statSync(file).size, size, 'not while the run goes on');
+  tracker.end(s);
+  for (let i = 0; i < 100 && fs.statSync(file).size === size; i++) await wait(20);
+  assert.ok(fs.statSync(file).size * 10 < size, `${size} → ${fs.statSync(file).size}`);
+  for (let i = 0; i < 100 && !log.info.length; i++) await wait(20);
+  assert.match(log.info.join('\n'), new RegExp(`slimmed Claude Code session ${id} after its run`));
   assert.deepEqual(log.warn, []);
 });

@@ -3,11 +3,15 @@
 // whose result is a long file (and the CLI's toolUseResult copy of it), a
 // screenshot read as base64 every fourth turn, hook progress lines, an
 // answer, and a cost-state line, chained by parentUuid as the CLI writes them.
+// `shape: 'mixed'` is another mix the slim was not tuned on: screenshots
+// pasted into prompts every third turn, Bash outputs as one escape-dense
+// string (quotes, tabs, non-ASCII) with the CLI's stdout copy, results of
+// several text blocks, and subagent progress copies that carry usage.
 
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 
-export function generateBloatedClaudeTranscript({ file, totalBytes, sessionId = '0b1a7ed0-0000-4000-8000-000000000001' }) {
+export function generateBloatedClaudeTranscript({ file, totalBytes, sessionId = '0b1a7ed0-0000-4000-8000-000000000001', shape = 'bench' }) {
   const fd = fs.openSync(file, 'w');
   const env = { isSidechain: false, userType: 'external', cwd: '/home/u/project', sessionId, version: '2.1.328', gitBranch: 'main' };
   const png = crypto.randomBytes(384 * 1024).toString('base64');
@@ -22,6 +26,20 @@ export function generateBloatedClaudeTranscript({ file, totalBytes, sessionId = 
     written += Buffer.byteLength(s);
     if (line.uuid) parent = line.uuid;
   };
+  const dense = Array.from({ length: 900 }, (_, i) => `${i}\t"ok"\tcafé → ${'x'.repeat(i % 40)}\\path\\to\\file`).join('\n');
+  while (written < totalBytes && shape === 'mixed') {
+    n++;
+    const time = new Date(Date.UTC(2026, 10, 1, 0, 0, n)).toISOString();
+    const prompt = n % 3 === 0 ? [{ type: 'text', text: `Turn ${n}: what is wrong here?` }, { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: png.slice(0, 200_000) } }] : `Turn ${n}: run the tests`;
+    put({ parentUuid: parent, ...env, type: 'user', message: { role: 'user', content: prompt }, uuid: uuid(), timestamp: time });
+    const id = `toolu_mixed_${n}`;
+    const usage = { input_tokens: 10, cache_read_input_tokens: 1000 * n, cache_creation_input_tokens: 200, output_tokens: 40 };
+    put({ parentUuid: parent, ...env, type: 'assistant', requestId: `req_${n}`, message: { id: `msg_mixed_${n}`, role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: 'npm test' } }], stop_reason: 'tool_use', usage }, uuid: uuid(), timestamp: time });
+    if (n % 2 === 0) put({ parentUuid: parent, ...env, type: 'progress', data: { type: 'agent_progress', message: { type: 'assistant', message: { id: `msg_sub_${n}`, model: 'claude-haiku-5-5', content: [{ type: 'text', text: dense.slice(0, 30_000) }], usage } } }, uuid: uuid(), timestamp: time });
+    const content = n % 2 === 0 ? dense : [{ type: 'text', text: dense.slice(0, 20_000) }, { type: 'text', text: 'exit 0' }, { type: 'text', text: dense }];
+    put({ parentUuid: parent, ...env, type: 'user', message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content }] }, uuid: uuid(), timestamp: time, toolUseResult: { stdout: dense, stderr: dense.slice(0, 5_000), interrupted: false } });
+    put({ parentUuid: parent, ...env, type: 'assistant', requestId: `req_${n}b`, message: { id: `msg_mixed_${n}b`, role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'text', text: `Tests ran (${n}).` }], stop_reason: 'end_turn', usage }, uuid: uuid(), timestamp: time });
+  }
   while (written < totalBytes) {
     n++;
     const time = new Date(Date.UTC(2026, 10, 1, 0, 0, n)).toISOString();

@@ -18,7 +18,8 @@
 //   - the spawn pre-flight on the 60,000-file repository with the corpus
 //     (`--only preflight` runs just that);
 //   - slimClaudeSession on a bloated 50 MB Claude Code transcript against
-//     cp, and its peak memory on a 1 GB one (`--only slim`);
+//     cp, and its peak memory on a 1 GB one (`--only slim`; `--slim-shape
+//     mixed` for another mix of images, outputs and progress copies);
 //   - a spawn isolated into a worktree of its own on that repository, with
 //     a spare worktree ready and without, against `git worktree add` alone
 //     (`--only isolation` runs just that).
@@ -169,11 +170,13 @@ function slimRows() {
   const dir = path.join(here, '.corpus', 'claude-slim');
   const id = '0b1a7ed0-0000-4000-8000-000000000001';
   const project = path.join(dir, 'claude', 'projects', '-home-u-project');
+  const shapeAt = process.argv.indexOf('--slim-shape');
+  const shape = shapeAt > 0 ? process.argv[shapeAt + 1] : 'bench';
   const source = (mb) => {
-    const file = path.join(dir, `source-${mb}mb.jsonl`);
+    const file = path.join(dir, `source-${mb}mb${shape === 'bench' ? '' : `-${shape}`}.jsonl`);
     if (!fs.existsSync(file)) {
       fs.mkdirSync(dir, { recursive: true });
-      generateBloatedClaudeTranscript({ file, totalBytes: mb * 2 ** 20, sessionId: id });
+      generateBloatedClaudeTranscript({ file, totalBytes: mb * 2 ** 20, sessionId: id, shape });
     }
     return file;
   };
@@ -205,7 +208,7 @@ function slimRows() {
   const ms = (v) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
   const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
   return [
-    [`slimClaudeSession, ${mb(slim.sizeOriginal)} Claude Code transcript, default preset`, ms(slim.slimMs), `cp of the same file ${ms(cp)}: ${(slim.slimMs / cp).toFixed(2)}x (target <= 3x); ${mb(slim.sizeOriginal)} → ${mb(slim.sizeAfter)}`],
+    [`slimClaudeSession, ${mb(slim.sizeOriginal)} Claude Code transcript${shape === 'bench' ? '' : ` (${shape})`}, default preset`, ms(slim.slimMs), `cp of the same file ${ms(cp)}: ${(slim.slimMs / cp).toFixed(2)}x (target <= 3x); ${mb(slim.sizeOriginal)} → ${mb(slim.sizeAfter)}`],
     [`  peak RSS on a ${mb(huge.sizeOriginal)} transcript`, `${(run.maxRssKb / 1024).toFixed(0)} MB`, `target < 200 MB; slimmed in ${ms(huge.slimMs)} to ${mb(huge.sizeAfter)}`],
   ];
 }

@@ -259,6 +259,10 @@ pub struct ResumeSlim {
     pub backup_path: Option<String>,
     /// What the briefing says about it (absent when it was not slimmed).
     pub briefing_line: Option<String>,
+    /// The slim did not fit the pre-flight's time: the host slims the
+    /// session once this run has ended (`slimClaudeSession`, in the
+    /// background), before it is resumed again.
+    pub deferred: bool,
 }
 
 impl From<pf::ResumeSlim> for ResumeSlim {
@@ -270,6 +274,7 @@ impl From<pf::ResumeSlim> for ResumeSlim {
             skipped: r.skipped,
             backup_path: r.backup_path,
             briefing_line: r.briefing_line,
+            deferred: r.deferred,
         }
     }
 }

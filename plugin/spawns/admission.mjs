@@ -14,6 +14,7 @@ import { settings } from '../config.mjs';
 import { record } from './records.mjs';
 import { startLearning } from './learning.mjs';
 import { dropUnusedWorktree } from './worktrees.mjs';
+import { slimAfterRun } from './slim-later.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
 /** @typedef {import('./tracker.mjs').SpawnTracker} SpawnTracker */
@@ -214,6 +215,10 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
   if (result.params.task) patch.task = result.params.task;
   if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
   if (result.params.cwd) patch.cwd = result.params.cwd;
+  if (result.resumeSlim?.deferred) {
+    api.logger.info(`${PLUGIN_ID}: spawn ${nonce}: ${result.resumeSlim.skipped}`);
+    slimAfterRun(api, tracker, { nonce, sessionId: result.resumeSlim.sessionId, claudeConfigDir: config.claudeConfigDir });
+  }
   const isolation = result.isolation ?? undefined;
   if (isolation) api.logger.info(`${PLUGIN_ID}: spawn ${nonce} isolated in worktree ${isolation.worktreePath} on branch ${isolation.branch}: ${isolation.reason}`);
   return admit(api, tracker, spawn, {

@@ -2,11 +2,16 @@
 //! (`slimOverMb`): the session re-sends its whole transcript on every turn,
 //! so one grown over the threshold is slimmed in place first
 //! ([`crate::slim`]), when its CLI is not running and the slim fits the
-//! pre-flight's time; the briefing then says what was cut.
+//! pre-flight's time; the briefing then says what was cut. One that does
+//! not fit is marked `deferred`: the host slims it once this run has ended,
+//! in the background, and the briefing of the resume after says what that
+//! slim cut (read from the backup it left).
 
 use crate::claude_code::DiscoveredSession;
+use crate::openclaw::backups::backups_of;
 use crate::slim::{self, human_bytes, SessionRef, SlimRequest};
-use std::path::PathBuf;
+use chrono::{DateTime, NaiveDateTime, Utc};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Bytes a slim is taken to get through per second when deciding whether
@@ -31,6 +36,10 @@ pub struct ResumeSlim {
     pub backup_path: Option<String>,
     /// What the briefing says about it (absent when it was not slimmed).
     pub briefing_line: Option<String>,
+    /// The slim did not fit the pre-flight's time: the host slims the
+    /// session once this run has ended (`slimClaudeSession`, in the
+    /// background), before it is resumed again.
+    pub deferred: bool,
 }
 
 /// Slims `session`'s transcript in place when it is over `over_bytes`, with
@@ -42,6 +51,9 @@ pub fn slim_before_resume(
     claude_config_dir: Option<PathBuf>,
     deadline: Option<Instant>,
 ) -> Option<ResumeSlim> {
+    if let Some(earlier) = slimmed_since_last_run(session) {
+        return Some(earlier);
+    }
     let size = session.file_size_bytes;
     if size <= over_bytes {
         return None;
@@ -53,13 +65,15 @@ pub fn slim_before_resume(
         skipped: None,
         backup_path: None,
         briefing_line: None,
+        deferred: false,
     };
     let needed = std::time::Duration::from_millis(size * 1000 / SLIM_BYTES_PER_SEC);
     if deadline.is_some_and(|d| Instant::now() + needed > d) {
         out.skipped = Some(format!(
-            "slimming {} would take longer than the pre-flight has left",
+            "slimming {} would take longer than the pre-flight has left; it is slimmed once this run has ended",
             human_bytes(size)
         ));
+        out.deferred = true;
         return Some(out);
     }
     let mut request = SlimRequest::new(&session.session_id);
@@ -85,4 +99,46 @@ pub fn slim_before_resume(
         }
     }
     Some(out)
+}
+
+/// What a slim made since the session last ran (the host's in the
+/// background after its last run, or a person's): its newest backup, when
+/// it is newer than the session's last line and larger than the transcript
+/// now. A restore leaves a smaller backup, so it does not count.
+fn slimmed_since_last_run(session: &DiscoveredSession) -> Option<ResumeSlim> {
+    let path = PathBuf::from(session.transcript_path.as_deref()?);
+    let backup = backups_of(&path).pop()?;
+    let made = backup_time(&backup)?;
+    if session.last_activity.is_some_and(|last| last >= made) {
+        return None;
+    }
+    let size_original = std::fs::metadata(&backup).ok()?.len();
+    let size_after = session.file_size_bytes;
+    if size_original <= size_after {
+        return None;
+    }
+    Some(ResumeSlim {
+        session_id: session.session_id.clone(),
+        size_original,
+        size_after,
+        skipped: None,
+        backup_path: Some(backup.to_string_lossy().into_owned()),
+        briefing_line: Some(format!(
+            "This session's transcript was slimmed since it last ran ({} → {}): images were replaced by a placeholder and long tool outputs cut to their head and tail. Read a file or run a command again when you need its full content.",
+            human_bytes(size_original),
+            human_bytes(size_after),
+        )),
+        deferred: false,
+    })
+}
+
+/// When a backup was made, from its name (`<transcript>.bak.<time>`, a
+/// `-<n>` after the time when two were made in one millisecond).
+fn backup_time(backup: &Path) -> Option<DateTime<Utc>> {
+    let name = backup.file_name()?.to_str()?;
+    let stamp = name.rsplit_once(".bak.")?.1;
+    let stamp = stamp.get(..24).unwrap_or(stamp);
+    NaiveDateTime::parse_from_str(stamp, "%Y-%m-%dT%H-%M-%S%.3fZ")
+        .ok()
+        .map(|t| t.and_utc())
 }

@@ -6,11 +6,11 @@
 //! members its own fold already holds, without a second read
 //! (docs/api/cleaning.md, "What a slim would save").
 
+use super::raw_text::RawText;
 use super::rules::{
     block_shares, carries_usage, cut_copy, placeholder_text, SlimSettings, SlimStats, SMALL_LINE,
 };
-use crate::json_scan::{as_str, field, value_len, Elements, Fields};
-use std::borrow::Cow;
+use crate::json_scan::{as_str, field, value_len, Fields};
 use std::ops::Range;
 
 /// Nesting deeper than this is not walked.
@@ -41,10 +41,26 @@ impl<'a> LineParts<'a> {
             ..LineParts::default()
         };
         let mut data = None;
-        for (key, value) in fields.by_ref() {
+        let content = std::cell::Cell::new(None);
+        // The message is read in the walk that finds its end: its content
+        // (most of the line) is passed over once.
+        let message = |key: &[u8], rest: &'a [u8]| {
+            if key != b"message" {
+                return None;
+            }
+            let mut members = Fields::new(rest);
+            content.set(None);
+            for (k, v) in members.by_ref() {
+                if k == b"content" {
+                    content.set(Some(v));
+                }
+            }
+            members.end()
+        };
+        while let Some((key, value)) = fields.next_reading(message) {
             match key {
                 b"type" => parts.kind = value,
-                b"message" => parts.content = field(value, b"content"),
+                b"message" => parts.content = content.get(),
                 b"data" => data = Some(value),
                 b"toolUseResult" => parts.tool_use_result = Some(value),
                 _ => {}
@@ -213,12 +229,12 @@ impl Cuts {
     fn result_blocks(&mut self, raw: &[u8], items: &[u8], settings: &SlimSettings) {
         /// A text block of the result: its text, and what an edit of it
         /// replaces (the placeholder's image block, or the text's string).
-        struct Text<'a> {
-            text: Cow<'a, str>,
+        struct Block<'a> {
+            text: Text<'a>,
             at: Range<usize>,
             placeholder: bool,
         }
-        let mut texts: Vec<Option<Text<'_>>> = Vec::new();
+        let mut texts: Vec<Option<Block<'_>>> = Vec::new();
         for item in elements(items) {
             let [kind, source, text] = members(item, [b"type", b"source", b"text"]);
             let kind = kind.and_then(as_str);
@@ -226,15 +242,15 @@ impl Cuts {
                 Some(k @ ("image" | "document")) if settings.drop_images => placeholder(k, source)
                     .map(|text| {
                         self.stats.images_removed += 1;
-                        Text {
-                            text: Cow::Owned(text),
+                        Block {
+                            text: Text::Owned(text),
                             at: range(raw, item),
                             placeholder: true,
                         }
                     }),
                 Some("text") => text.and_then(|raw_text| {
-                    Some(Text {
-                        text: as_str(raw_text)?,
+                    Some(Block {
+                        text: Text::of(raw_text)?,
                         at: range(raw, raw_text),
                         placeholder: false,
                     })
@@ -252,7 +268,7 @@ impl Cuts {
             vec![None; lens.len()]
         };
         for (text, share) in texts.into_iter().zip(shares) {
-            let Some(Text {
+            let Some(Block {
                 text,
                 at,
                 placeholder,
@@ -260,11 +276,13 @@ impl Cuts {
             else {
                 continue;
             };
-            let cut = share.and_then(|(s, keep)| cut_copy(&text, &s, keep));
-            let with = match (cut, placeholder) {
-                (cut, true) => text_block(cut.as_deref().unwrap_or(&text)),
-                (Some(cut), false) => json_string(&cut),
-                (None, false) => continue,
+            let cut = share.and_then(|(s, keep)| text.cut(&s, keep));
+            let with = match (cut, placeholder, &text) {
+                (Some(cut), true, _) => text_block(&cut),
+                (None, true, Text::Owned(placeholder)) => text_block(placeholder),
+                (None, true, Text::Raw(_)) => continue,
+                (Some(cut), false, _) => json_string(&cut),
+                (None, false, _) => continue,
             };
             self.edits.push(Edit { at, with });
         }
@@ -407,7 +425,42 @@ fn cut_string(raw: &[u8], settings: &SlimSettings, max: usize) -> Option<Vec<u8>
     if raw.len() < max + 2 {
         return None;
     }
-    cut_copy(&as_str(raw)?, settings, max).map(|cut| json_string(&cut))
+    Text::of(raw)?
+        .cut(settings, max)
+        .map(|cut| json_string(&cut))
+}
+
+/// A text a slim may cut: a raw JSON string read in place, or a text of
+/// its own (a placeholder, a string with escapes [`RawText`] does not read).
+enum Text<'a> {
+    Raw(RawText<'a>),
+    Owned(String),
+}
+
+impl<'a> Text<'a> {
+    /// The raw JSON string `raw` as text.
+    fn of(raw: &'a [u8]) -> Option<Text<'a>> {
+        match RawText::new(raw) {
+            Some(r) => Some(Text::Raw(r)),
+            None => as_str(raw).map(|t| Text::Owned(t.into_owned())),
+        }
+    }
+
+    /// Its decoded length, in bytes.
+    fn len(&self) -> usize {
+        match self {
+            Text::Raw(r) => r.decoded_len(),
+            Text::Owned(t) => t.len(),
+        }
+    }
+
+    /// It cut when it is over `max` bytes.
+    fn cut(&self, settings: &SlimSettings, max: usize) -> Option<String> {
+        match self {
+            Text::Raw(r) => r.cut(settings, max),
+            Text::Owned(t) => cut_copy(t, settings, max),
+        }
+    }
 }
 
 /// `text` as a JSON string.
@@ -415,9 +468,29 @@ fn json_string(text: &str) -> Vec<u8> {
     serde_json::to_vec(text).unwrap_or_default()
 }
 
-/// The elements of a raw JSON array, each exactly its own bytes.
+/// The elements of a raw JSON array, each exactly its own bytes, each
+/// walked once; the walk stops at the first error.
 fn elements(array: &[u8]) -> impl Iterator<Item = &[u8]> {
-    Elements::new(array).filter_map(|e| Some(&e[..value_len(e)?]))
+    let skip = |mut at: usize| {
+        while array
+            .get(at)
+            .is_some_and(|b| b.is_ascii_whitespace() || *b == b',')
+        {
+            at += 1;
+        }
+        at
+    };
+    let start = skip(0);
+    let mut next = (array.get(start) == Some(&b'[')).then_some(start + 1);
+    std::iter::from_fn(move || {
+        let at = skip(next.take()?);
+        if matches!(array.get(at), None | Some(b']')) {
+            return None;
+        }
+        let len = value_len(&array[at..])?;
+        next = Some(at + len);
+        Some(&array[at..at + len])
+    })
 }
 
 /// The raw values of the members `keys` of the object `obj` (the last of a
@@ -745,12 +818,22 @@ mod tests {
             keep_tail_bytes: 10,
             ..defaults()
         };
+        // Escapes JSON.stringify does not write, inside the strings cut.
+        let escaped = serde_json::to_string(&lines[0])
+            .unwrap()
+            .replace('é', "\\u00e9")
+            .replace("and", "\\ud83d\\ude00\\/");
         for settings in [defaults(), preset("aggressive").unwrap(), tiny] {
-            for line in &lines {
-                let raw = serde_json::to_string(line).unwrap();
+            let texts = lines.iter().map(|l| serde_json::to_string(l).unwrap());
+            for raw in texts.chain([escaped.clone()]) {
                 let ((tree, old), (edits, new), measured) = both(&raw, &settings);
                 assert_eq!(edits, tree, "{}", &raw[..200]);
-                assert_eq!(new, old, "{}", &raw[..200]);
+                if raw != escaped {
+                    // The tree measured what it would write back; the edits
+                    // measure the bytes there are (the same where the CLI
+                    // wrote them).
+                    assert_eq!(new, old, "{}", &raw[..200]);
+                }
                 let saved = match &edits {
                     LineFate::Drop => raw.len() as u64 + 1,
                     LineFate::Keep => 0,

@@ -10,6 +10,7 @@
 //! when prompts, responses, compactions, titles and token totals agree.
 
 pub mod cuts;
+pub mod raw_text;
 pub mod rules;
 mod stream;
 

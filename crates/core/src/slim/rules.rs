@@ -219,22 +219,35 @@ pub struct CutPlan {
 /// How `text` is cut when it is longer than `max` bytes and the cut saves
 /// something; `None` when it is left as it is.
 pub fn plan_cut(text: &str, settings: &SlimSettings, max: usize) -> Option<CutPlan> {
-    if text.len() <= max {
+    plan_cut_by(
+        text.len(),
+        settings,
+        max,
+        |i| floor_boundary(text, i),
+        |i| ceil_boundary(text, i),
+    )
+}
+
+/// [`plan_cut`] of a text of `len` bytes whose character boundaries at or
+/// before, and at or after, a byte offset `floor` and `ceil` find.
+pub fn plan_cut_by(
+    len: usize,
+    settings: &SlimSettings,
+    max: usize,
+    floor: impl Fn(usize) -> usize,
+    ceil: impl Fn(usize) -> usize,
+) -> Option<CutPlan> {
+    if len <= max {
         return None;
     }
-    let head_end = floor_boundary(text, settings.keep_head_bytes.min(text.len()));
-    let tail_start = ceil_boundary(
-        text,
-        text.len()
-            .saturating_sub(settings.keep_tail_bytes)
-            .max(head_end),
-    );
+    let head_end = floor(settings.keep_head_bytes.min(len));
+    let tail_start = ceil(len.saturating_sub(settings.keep_tail_bytes).max(head_end));
     let removed = tail_start - head_end;
     let marker = format!(
         "\n[… {} cut by slim ({} of {} kept) …]\n",
         human_bytes(removed as u64),
-        human_bytes((text.len() - removed) as u64),
-        human_bytes(text.len() as u64)
+        human_bytes((len - removed) as u64),
+        human_bytes(len as u64)
     );
     (removed > marker.len()).then_some(CutPlan {
         head_end,
