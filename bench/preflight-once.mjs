@@ -30,8 +30,12 @@ function remove(dir, branch) {
   git('branch', '-D', branch);
 }
 const calls = {
+  // A spawn into the idle repository's main tree. The spare worktree such a
+  // spawn prepares is checked out off the call's path (the isolation rows
+  // measure it); not preparing it keeps a background checkout out of the
+  // alternating rounds.
   async preflight() {
-    const r = await preflightSpawn({ task, cwd: repo, agentId: 'main' }, { ...options, githubTimeoutMs: 1500 });
+    const r = await preflightSpawn({ task, cwd: repo, agentId: 'main' }, { ...options, githubTimeoutMs: 1500, spareWorktree: false });
     if (r.block || !r.briefing) throw new Error(`the pre-flight did not brief: ${r.reason}`);
   },
   async separate() {

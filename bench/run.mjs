@@ -216,8 +216,9 @@ function slimRows() {
 /**
  * A spawn isolated into a worktree of its own on the 60,000-file
  * repository (another spawn starting there), with no spare worktree ready
- * (the first isolation into a repository) and with one ready (every later
- * one: the pre-flight prepares the next in the background), against `git
+ * (an isolation before the repository's spare is ready) and with one ready
+ * (once a spawn ran in the repository or was isolated into it, the
+ * pre-flight prepares one in the background), against `git
  * worktree add` of the same repository alone: each in fresh processes, run
  * in turn, each worktree removed again untimed. A full checkout is one call
  * a process; with a spare, three. The rows it prints.
@@ -235,7 +236,7 @@ function isolationRows() {
   const against = (v) => `git worktree add alone ${ms(add.firstMs)}: ${ratio(v, add.firstMs)} (target <= 1.5x and < ${budget} ms, the pre-flight budget)`;
   return [
     ['isolated spawn pre-flight, 60000 files, a spare worktree ready', ms(spare.firstMs), `${against(spare.firstMs)}; repeated call ${ms(spare.medianMs)}; no spare ready ${ms(full.firstMs)}`],
-    ['  no spare ready (the first isolation into a repository)', ms(full.firstMs), against(full.firstMs)],
+    ['  no spare ready (an isolation before the spare is ready)', ms(full.firstMs), against(full.firstMs)],
   ];
 }
 

@@ -149,9 +149,10 @@ pub struct PreflightOptions {
     #[napi(ts_type = "'busy' | 'always' | 'off'")]
     pub isolation: Option<String>,
     /// Keep a spare worktree of the repository ready in the background once
-    /// it was found busy or a spawn was isolated into it, so that the next
-    /// isolation takes it instead of checking the repository out (default
-    /// `true`; see `prepareSpareWorktree`).
+    /// a spawn runs in its main tree (with `isolation` `"busy"`: the next
+    /// spawn into it is isolated while this one runs) or is isolated into
+    /// it, so that the next isolation takes it instead of checking the
+    /// repository out (default `true`; see `prepareSpareWorktree`).
     pub spare_worktree: Option<bool>,
 }
 

@@ -179,9 +179,10 @@ pub struct PreflightOptions {
     /// repository; `"off"`: never, the busy guard decides).
     pub isolation: Isolation,
     /// Keep a spare worktree of the repository ready in the background once
-    /// it was found busy or a spawn was isolated into it, so that the next
-    /// isolation takes it instead of checking the repository out (default
-    /// `true`; see `prepareSpareWorktree`).
+    /// a spawn runs in its main tree (with `isolation` `"busy"`: the next
+    /// spawn into it is isolated while this one runs) or is isolated into
+    /// it, so that the next isolation takes it instead of checking the
+    /// repository out (default `true`; see `prepareSpareWorktree`).
     pub spare_worktree: bool,
 }
 
@@ -540,9 +541,11 @@ fn decide(
                 .to_owned(),
         );
     }
-    // A repository isolated into once is likely to be again: the next
+    // A spawn into the main tree makes its repository busy while it runs,
+    // and a repository isolated into once is likely to be again: the next
     // isolation takes a spare worktree, prepared now off this thread.
-    if opts.spare_worktree && wants_worktree && status.repo.is_git_repo {
+    let may_isolate_next = wants_worktree || opts.isolation == Isolation::Busy;
+    if opts.spare_worktree && may_isolate_next && status.repo.is_git_repo {
         crate::worktree::prepare_spare_in_background(repo.clone().into());
     }
     if let Some(running) = running

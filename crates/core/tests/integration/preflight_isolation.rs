@@ -246,6 +246,42 @@ fn spare_ready(repo: &Path) -> bool {
 }
 
 #[test]
+fn a_spawn_into_the_main_tree_prepares_a_spare_that_the_first_isolation_takes() {
+    let w = World::new();
+    let status = git_in(&w.repo, &["status", "--porcelain"]);
+    let first = w.run(&w.repo, &idle_of(&w));
+    assert!(
+        first.isolation.is_none(),
+        "an idle repository: the main tree"
+    );
+    assert!(spare_ready(&w.repo), "a spare was prepared");
+    assert_eq!(git_in(&w.repo, &["status", "--porcelain"]), status);
+    let next = PreflightOptions {
+        nonce: "fedcba9876543210".into(),
+        ..w.busy(Some(BUSY))
+    };
+    let iso = w.run(&w.repo, &next).isolation.unwrap();
+    assert!(iso.worktree.from_spare, "the first isolation took it");
+    // With isolation off, a spawn into the main tree prepares none.
+    let w = World::new();
+    let off = PreflightOptions {
+        isolation: Isolation::Off,
+        ..idle_of(&w)
+    };
+    w.run(&w.repo, &off);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(spares(&w.repo), (0, false));
+}
+
+/// `w.busy` with nothing in flight: the repository is idle.
+fn idle_of(w: &World) -> PreflightOptions {
+    PreflightOptions {
+        in_flight: Vec::new(),
+        ..w.busy(None)
+    }
+}
+
+#[test]
 fn an_isolation_prepares_a_spare_in_the_background_that_the_next_one_takes() {
     let w = World::new();
     let status = git_in(&w.repo, &["status", "--porcelain"]);
