@@ -52,7 +52,7 @@ export const reviveSession = (s) => ({ ...s, lastModified: new Date(s.lastModifi
 
 /**
  * Asks the nodes `selection` names the node command `command` about the
- * repository at `repoPath` (on this machine), within the nodes' timeout
+ * repository at `repoPath` (a folder on the gateway), within the nodes' timeout
  * and `deadline`. No nodes are asked when the plugin's `nodes.enabled` is
  * off, this OpenClaw has no paired nodes' runtime, or the repository has
  * neither a remote nor a commit (nothing names it on another machine).

@@ -216,7 +216,7 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
   }
   /** @type {Record<string, string>} */
   const patch = {};
-  if (result.params.task) patch.task = await withRemoteWork(api, task, result.params.task, remote, budgetMs - (tracker.now() - started));
+  if (result.params.task) patch.task = await withRemoteWork(api, task, result.params.task, remote, { ms: budgetMs - (tracker.now() - started), elapsed: () => tracker.now() - started });
   if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
   if (result.params.cwd) patch.cwd = result.params.cwd;
   if (result.resumeSlim?.deferred) {
@@ -247,9 +247,9 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
  * @param {string} task the task as asked
  * @param {string} briefed
  * @param {Promise<import('../nodes/briefing.mjs').RemoteWork> | undefined} remote
- * @param {number} ms
+ * @param {{ ms: number, elapsed: () => number }} time the time left, and the pre-flight's time so far
  */
-async function withRemoteWork(api, task, briefed, remote, ms) {
+async function withRemoteWork(api, task, briefed, remote, { ms, elapsed }) {
   if (!remote) return briefed;
   try {
     const work = await withinBudget(remote, ms);
@@ -257,7 +257,7 @@ async function withRemoteWork(api, task, briefed, remote, ms) {
       api.logger.warn(`${PLUGIN_ID}: spawn pre-flight: the paired nodes did not answer within the budget`);
       return briefed;
     }
-    if (work.reports.length) api.logger.info(`${PLUGIN_ID}: spawn pre-flight asked the paired nodes: ${reportsText(work.reports)}`);
+    if (work.reports.length) api.logger.info(`${PLUGIN_ID}: spawn pre-flight asked the paired nodes (done ${elapsed()} ms after it started): ${reportsText(work.reports)}`);
     const section = remoteSection(api, task, work);
     return section ? `${briefed}\n${section}` : briefed;
   } catch (e) {
