@@ -1,14 +1,17 @@
-// The gateway's fan-out to paired nodes (plugin/nodes/fanout.mjs) against
-// an in-process stand-in of OpenClaw's `api.runtime.nodes` (list, invoke
-// with latency): one report per node with its status and time, nodes asked
-// in parallel, each within its timeout and the deadline, the catalog
-// fallback matched to the repository, node selection. The real nodes are
-// proven in __test__/openclaw/nodes.openclaw.mjs.
+// Paired nodes in the plugin (plugin/nodes/), against an in-process
+// stand-in of OpenClaw's `api.runtime.nodes` (list, invoke with latency):
+// the fan-out's report per node with its status and time, nodes asked in
+// parallel, each within its timeout and the deadline, the catalog fallback
+// matched to the repository, node selection; the node commands' parameters;
+// the tools' merged listing. The real nodes are proven in
+// __test__/openclaw/nodes.openclaw.mjs.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { askNodes, selectNodes } from '../plugin/nodes/fanout.mjs';
 import { CATALOG_LIST_COMMAND, NODE_COMMANDS } from '../plugin/nodes/protocol.mjs';
+import { hostRequest } from '../plugin/nodes/commands.mjs';
+import { nodeSelection, sessionsAcrossHosts } from '../plugin/nodes/listing.mjs';
 
 const identity = { path: '/gw/src/shop', remote: 'github.com/acme/shop', rootCommit: 'a'.repeat(40) };
 const request = { identity, pathHint: identity.path, limit: 50 };
@@ -115,4 +118,35 @@ test('node selection: all, none, or ids (with or without node:) and display name
   assert.deepEqual(selectNodes(nodes, 'all').chosen.map((n) => n.nodeId), ['A1', 'B2']);
   assert.deepEqual(selectNodes(nodes, 'none').chosen, []);
   assert.deepEqual(selectNodes(nodes, ['laptop', 'node:b2', 'nope']), { chosen: nodes.slice(0, 2), unknown: ['nope'] });
+});
+
+test('a node command\'s parameters are checked: an identity that names a repository, a limit of 1 to 200', () => {
+  assert.deepEqual(hostRequest(JSON.stringify({ identity: { remote: 'github.com/acme/shop' }, pathHint: '/gw/shop', limit: 10 })),
+    { identity: { path: undefined, remote: 'github.com/acme/shop', rootCommit: null }, pathHint: '/gw/shop', limit: 10, cursor: undefined });
+  for (const bad of ['not json', '{}', '{"identity":{}}', '{"identity":{"remote":"x"},"limit":0}', '{"identity":{"remote":"x"},"limit":201}']) {
+    assert.throws(() => hostRequest(bad), (e) => e.code === 'E_INVALID_ARGUMENT', bad);
+  }
+  assert.equal(nodeSelection(undefined), 'all');
+  assert.deepEqual(nodeSelection(['laptop']), ['laptop']);
+  assert.throws(() => nodeSelection('some'), (e) => e.code === 'E_INVALID_ARGUMENT');
+  assert.throws(() => nodeSelection([' ']), (e) => e.code === 'E_INVALID_ARGUMENT');
+});
+
+test('the merged listing: every session with its host and folder, newest first across hosts, counts over all, the gateway\'s report first', () => {
+  const at = (m) => new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString().replace('.000Z', 'Z');
+  const local = { sessions: [{ sessionId: 'gw-1', source: 'native-only', branch: 'main', firstMessage: 'a', lastModified: at(10), messageCount: 2, isRunning: false }], total: 1, activeCount: 0 };
+  const node = (id, name, sessions, fallback = false) => ({ host: { id: `node:${id}`, name, fallback }, answer: { v: 1, repositories: ['/n/shop'], sessions, nextCursor: null, truncated: false } });
+  const row = (sessionId, m, extra = {}) => ({ sessionId, source: 'native-only', branch: 'main', firstMessage: sessionId, lastModified: at(m), messageCount: 3, projectPath: `/n/${sessionId}`, running: false, ...extra });
+  const remote = {
+    reports: [{ hostId: 'node:a', name: 'laptop', status: 'ok', ms: 5, fallback: false, sessions: 2 }, { hostId: 'node:b', name: 'box', status: 'ok', ms: 7, fallback: true, sessions: 1 }],
+    answers: [node('a', 'laptop', [row('a-1', 20, { running: true }), row('a-2', 5)]), node('b', 'box', [row('b-1', 15)], true)],
+  };
+  const merged = sessionsAcrossHosts('/gw/shop', local, 3, remote, true);
+  assert.deepEqual(merged.sessions.map((s) => [s.sessionId, s.host.name]), [['a-1', 'laptop'], ['b-1', 'box'], ['gw-1', 'gateway'], ['a-2', 'laptop']]);
+  assert.deepEqual(merged.sessions.map((s) => s.projectPath), ['/n/a-1', '/n/b-1', '/gw/shop', '/n/a-2']);
+  assert.equal(merged.sessions[1].host.fallback, true);
+  assert.equal(merged.sessions[0].isRunning, true);
+  assert.equal(merged.total, 4);
+  assert.equal(merged.activeCount, 1);
+  assert.deepEqual(merged.hosts.map((h) => [h.hostId, h.status, h.sessions]), [['gateway', 'ok', 1], ['node:a', 'ok', 2], ['node:b', 'ok', 1]]);
 });
