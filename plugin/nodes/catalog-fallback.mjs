@@ -29,7 +29,8 @@ export function catalogRequest(identity) {
 
 /**
  * A catalog row as a host session: its thread id is Claude Code's session
- * id, its name the first prompt, its latest time the last change.
+ * id, its name the first prompt, its latest time (epoch ms, as a node's
+ * page gives it) the last change.
  * @param {Record<string, any>} row
  * @returns {HostSession}
  */
@@ -40,7 +41,7 @@ function hostSession(row) {
     source: 'native-only',
     branch: typeof row.gitBranch === 'string' && row.gitBranch ? row.gitBranch : 'unknown',
     firstMessage: typeof row.name === 'string' && row.name ? row.name.slice(0, 200) : '(no message)',
-    lastModified: new Date(when).toISOString(),
+    lastModified: when,
     messageCount: 0,
     projectPath: row.cwd,
     running: false,
@@ -59,7 +60,7 @@ export function catalogPage(identity, answer) {
   if (!Array.isArray(rows)) throw Object.assign(new Error('the catalog answered no sessions list'), { code: 'E_NODE_ANSWER' });
   const name = repositoryName(identity).toLowerCase();
   const mine = rows.filter((r) => r && typeof r.threadId === 'string' && typeof r.cwd === 'string' && name !== '' && lastPathPart(r.cwd).toLowerCase() === name);
-  const sessions = mine.map(hostSession).sort((a, b) => Date.parse(b.lastModified) - Date.parse(a.lastModified));
+  const sessions = mine.map(hostSession).sort((a, b) => Number(b.lastModified) - Number(a.lastModified));
   const repositories = [...new Set(sessions.map((s) => /** @type {string} */ (s.projectPath)))];
   return { v: 1, repositories, sessions, nextCursor: null, truncated: rows.length >= CATALOG_LIMIT };
 }

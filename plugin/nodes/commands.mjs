@@ -41,16 +41,17 @@ export function hostRequest(paramsJSON) {
 }
 
 /**
- * The answers of the node commands, by command id: each takes the checked
- * request and the node's Claude Code config folder.
- * @type {Record<string, (request: HostRequest, claudeConfigDir: string | undefined) => Promise<unknown>>}
+ * The answers of the node commands, by command id, as JSON text: each
+ * takes the checked request and the node's Claude Code config folder.
+ * @type {Record<string, (request: HostRequest, claudeConfigDir: string | undefined) => Promise<string>>}
  */
 const ANSWERS = {
-  [NODE_COMMANDS.sessions]: (request, claudeConfigDir) => nodeAddon().hostSessionsPage({ ...request, claudeConfigDir, maxBytes: MAX_ANSWER_BYTES }),
-  [NODE_COMMANDS.status]: (request, claudeConfigDir) => nodeAddon().hostProjectStatus({ ...request, claudeConfigDir, maxBytes: MAX_ANSWER_BYTES }),
+  // The page's JSON as the addon writes it on its worker thread.
+  [NODE_COMMANDS.sessions]: (request, claudeConfigDir) => nodeAddon().hostSessionsPageJson({ ...request, claudeConfigDir, maxBytes: MAX_ANSWER_BYTES }),
+  [NODE_COMMANDS.status]: async (request, claudeConfigDir) => JSON.stringify(await nodeAddon().hostProjectStatus({ ...request, claudeConfigDir, maxBytes: MAX_ANSWER_BYTES })),
   [NODE_COMMANDS.running]: async (request, claudeConfigDir) => {
-    const page = await nodeAddon().hostSessionsPage({ ...request, limit: 200, cursor: undefined, claudeConfigDir, maxBytes: MAX_ANSWER_BYTES });
-    return { ...page, sessions: page.sessions.filter((/** @type {{ running?: boolean }} */ s) => s.running), nextCursor: null };
+    const page = JSON.parse(await nodeAddon().hostSessionsPageJson({ ...request, limit: 200, cursor: undefined, claudeConfigDir, maxBytes: MAX_ANSWER_BYTES }));
+    return JSON.stringify({ ...page, sessions: page.sessions.filter((/** @type {{ running?: boolean }} */ s) => s.running), nextCursor: null });
   },
 };
 
@@ -63,7 +64,7 @@ const ANSWERS = {
  */
 export async function answer(api, command, paramsJSON) {
   try {
-    return JSON.stringify(await ANSWERS[command](hostRequest(paramsJSON), settings(api).claudeConfigDir));
+    return await ANSWERS[command](hostRequest(paramsJSON), settings(api).claudeConfigDir);
   } catch (e) {
     return JSON.stringify({ v: V, error: coded(e) });
   }

@@ -43,12 +43,27 @@ export function nodesRuntime(api) {
   return typeof nodes?.list === 'function' && typeof nodes?.invoke === 'function' ? /** @type {NodesRuntime} */ (nodes) : undefined;
 }
 
+/** The times of a discovered session, which cross the wire as milliseconds or ISO text. */
+const SESSION_TIMES = ['lastModified', 'firstActivity', 'lastActivity'];
+
 /**
- * A session as it came over the wire (times as ISO text, `running`), as
- * the addon takes a discovered session.
+ * A value that came over the wire with the sessions' times in it revived
+ * as `Date`s, at any depth, as the addon takes a discovered session.
+ * @param {unknown} v
+ * @returns {any}
+ */
+function reviveTimes(v) {
+  if (Array.isArray(v)) return v.map(reviveTimes);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, SESSION_TIMES.includes(k) && (typeof x === 'string' || typeof x === 'number') ? new Date(x) : reviveTimes(x)]));
+}
+
+/**
+ * A session as it came over the wire (times as milliseconds or ISO text,
+ * `running`), as the addon takes a discovered session.
  * @param {Record<string, any>} s
  */
-export const reviveSession = (s) => ({ ...s, lastModified: new Date(s.lastModified), isRunning: Boolean(s.running ?? s.isRunning) });
+export const reviveSession = (s) => ({ ...reviveTimes(s), isRunning: Boolean(s.running ?? s.isRunning) });
 
 /**
  * Asks the nodes `selection` names the node command `command` about the
@@ -120,18 +135,6 @@ export function sessionsAcrossHosts(repoPath, local, localMs, remote, includeNat
 }
 
 /**
- * A value that came over the wire with its `lastModified` times revived,
- * at any depth, as the addon takes a `ProjectStatus`.
- * @param {unknown} v
- * @returns {any}
- */
-function reviveTimes(v) {
-  if (Array.isArray(v)) return v.map(reviveTimes);
-  if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'lastModified' && typeof x === 'string' ? new Date(x) : reviveTimes(x)]));
-}
-
-/**
  * The `project_status` payload across hosts: the gateway's payload, and
  * `remote`: per folder of the repository on each node that answered, its
  * host, folder and status payload (as the gateway's), and `hosts`.
@@ -146,9 +149,10 @@ export function statusAcrossHosts(local, localMs, remote) {
   /** @type {any[]} */
   const folders = [];
   for (const { host, answer } of remote.answers) {
-    for (const st of Array.isArray(answer?.statuses) ? answer.statuses : []) {
-      folders.push({ host, repoPath: st.repoPath ?? st.path ?? null, ...a.projectStatusToolPayload(reviveTimes(st.status ?? st)) });
-    }
+    const statuses = Array.isArray(answer?.statuses) ? answer.statuses : [];
+    statuses.forEach((/** @type {unknown} */ st, /** @type {number} */ i) => {
+      folders.push({ host, repoPath: answer.repositories?.[i] ?? null, ...a.projectStatusToolPayload(reviveTimes(st)) });
+    });
   }
   const sessions = [...(local.activeSessions ?? []), ...(local.recentSessions ?? [])].length;
   return { ...local, remote: folders, hosts: [gatewayReport(localMs, sessions), ...remote.reports] };

@@ -39,8 +39,9 @@ export const NODE_PLATFORMS = /** @type {const} */ (['linux', 'macos', 'windows'
  */
 /**
  * One session as a node reports it: a `DiscoveredSession` as JSON (times as
- * ISO strings) with the folder it lies in on that node and whether it runs.
- * @typedef {Record<string, any> & { sessionId: string, lastModified: string, projectPath?: string, running?: boolean }} HostSession
+ * milliseconds, or ISO text from the catalog fallback) with the folder it
+ * lies in on that node and whether it runs.
+ * @typedef {Record<string, any> & { sessionId: string, lastModified: string | number, projectPath?: string, running?: boolean }} HostSession
  */
 /**
  * One node's page of sessions (the addon's `HostSessionsPage` as JSON).
@@ -50,7 +51,7 @@ export const NODE_PLATFORMS = /** @type {const} */ (['linux', 'macos', 'windows'
  * The addon functions of paired nodes (see the addon's docs/api pages).
  * @typedef {object} NodeAddon
  * @property {(repoPath: string) => Promise<{ path: string, remote: string | null, rootCommit: string | null }>} repositoryIdentity
- * @property {(request: HostRequest & { claudeConfigDir?: string, maxBytes?: number }) => Promise<any>} hostSessionsPage
+ * @property {(request: HostRequest & { claudeConfigDir?: string, maxBytes?: number }) => Promise<string>} hostSessionsPageJson
  * @property {(request: HostRequest & { claudeConfigDir?: string, maxBytes?: number }) => Promise<any>} hostProjectStatus
  * @property {(task: string, hosts: Array<{ host: string, hostId: string, sessions: any[], fallback?: boolean }>, options?: { maxLines?: number, now?: number }) => string | null} remoteWorkBriefing
  */
