@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { askNodes } from '../plugin/nodes/fanout.mjs';
 import { NODE_COMMANDS } from '../plugin/nodes/protocol.mjs';
-import { reviveSession, sessionsAcrossHosts } from '../plugin/nodes/listing.mjs';
+import { reviveSession, sessionsAcrossHosts, toolRows } from '../plugin/nodes/listing.mjs';
 import { makeGitRepo } from './git-repo.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -83,7 +83,7 @@ async function mergedListing(count, perNode, limit, latency, runs) {
   for (let r = 0; r < runs; r++) {
     const nodes = fleet(count, perNode, limit, latency);
     const t = performance.now();
-    const remote = await askNodes(nodes, { command: NODE_COMMANDS.sessions, request: { identity, pathHint: identity.path, limit }, timeoutMs: 10_000 });
+    const remote = await askNodes(nodes, { command: NODE_COMMANDS.sessions, request: { identity, pathHint: identity.path, limit }, timeoutMs: 10_000, shape: toolRows(true) });
     const out = sessionsAcrossHosts(identity.path, { sessions: [], total: 0, activeCount: 0 }, 0, remote, true);
     times.push(performance.now() - t);
     bytes = nodes.bytes.total;

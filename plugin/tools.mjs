@@ -13,7 +13,7 @@ import path from 'node:path';
 import { addon, coded, describe, occ, stateDir } from './host.mjs';
 import { settings } from './config.mjs';
 import { NODE_COMMANDS } from './nodes/protocol.mjs';
-import { NODES_PARAM, askNodesAbout, nodeSelection, sessionsAcrossHosts, statusAcrossHosts } from './nodes/listing.mjs';
+import { NODES_PARAM, askNodesAbout, nodeSelection, sessionsAcrossHosts, statusAcrossHosts, toolRows } from './nodes/listing.mjs';
 
 /** @typedef {import('./host.mjs').Api} Api */
 /** @typedef {import('openclaw/plugin-sdk/plugin-entry').AnyAgentTool} AnyAgentTool */
@@ -139,7 +139,7 @@ export function registerTools(api) {
         const a = addon();
         const repo = repositoryPath(repoPath, ctx);
         const started = Date.now();
-        const remote = askNodesAbout(api, repo, NODE_COMMANDS.sessions, { selection: nodeSelection(nodes) });
+        const remote = askNodesAbout(api, repo, NODE_COMMANDS.sessions, { selection: nodeSelection(nodes), shape: toolRows(includeNative ?? true) });
         const local = a.sessionListToolPayload(await a.discoverSessions(repo, discovery()), { includeNative: includeNative ?? true });
         const localMs = Date.now() - started;
         return sessionsAcrossHosts(repo, local, localMs, await remote, includeNative ?? true);

@@ -40,13 +40,17 @@ import { catalogPage, catalogRequest } from './catalog-fallback.mjs';
  */
 /**
  * A fan-out: the command and request, which nodes, the per-node timeout,
- * the deadline (epoch ms) no node is waited for past, and whether a node
- * without the command may answer through the catalog.
- * @typedef {{ command: string, request: HostRequest, selection?: NodeSelection, timeoutMs: number, deadline?: number, fallback?: boolean, now?: () => number }} FanOut
+ * the deadline (epoch ms) no node is waited for past, whether a node
+ * without the command may answer through the catalog, and what to make of
+ * each answer as it arrives (while slower nodes are still awaited).
+ * @typedef {{ command: string, request: HostRequest, selection?: NodeSelection, timeoutMs: number, deadline?: number, fallback?: boolean, shape?: (answer: any, host: Host) => any, now?: () => number }} FanOut
  */
 
 /** A node's host id. @param {string} nodeId */
 export const nodeHostId = (nodeId) => `node:${nodeId}`;
+
+/** The host a node's answer comes from. @param {NodeEntry} node @param {boolean} fallback @returns {Host} */
+const hostOf = (node, fallback) => ({ id: nodeHostId(node.nodeId), name: node.displayName || node.nodeId.slice(0, 12), fallback });
 
 /**
  * The paired nodes `selection` names, and the names it gives that no
@@ -157,9 +161,9 @@ async function askNode(nodes, node, ask, ms) {
   const controller = new AbortController();
   const result = await within(nodes.invoke({ nodeId: node.nodeId, command: call.command, params: call.params, timeoutMs: ms, signal: controller.signal }), ms, controller);
   const payload = invokePayload(result);
-  if (fallback) return { answer: catalogPage(ask.request.identity, payload), fallback };
-  if (payload?.error) throw new HostFailure('error', `${payload.error.code ?? 'E_INTERNAL'}: ${payload.error.message ?? 'failed'}`);
-  return { answer: payload, fallback };
+  if (!fallback && payload?.error) throw new HostFailure('error', `${payload.error.code ?? 'E_INTERNAL'}: ${payload.error.message ?? 'failed'}`);
+  const answer = fallback ? catalogPage(ask.request.identity, payload) : payload;
+  return { answer: ask.shape ? ask.shape(answer, hostOf(node, fallback)) : answer, fallback };
 }
 
 /**
@@ -191,13 +195,12 @@ export async function askNodes(nodes, ask) {
   /** @type {HostAnswer[]} */
   const answers = [];
   chosen.forEach((node, i) => {
-    const hostId = nodeHostId(node.nodeId);
-    const name = node.displayName || node.nodeId.slice(0, 12);
+    const { id: hostId, name } = hostOf(node, false);
     const s = settled[i];
     if (s.status === 'fulfilled') {
       const count = Array.isArray(s.value.answer?.sessions) ? s.value.answer.sessions.length : 0;
       reports.push({ hostId, name, status: 'ok', ms: times[i], fallback: s.value.fallback, sessions: count });
-      answers.push({ host: { id: hostId, name, fallback: s.value.fallback }, answer: s.value.answer });
+      answers.push({ host: hostOf(node, s.value.fallback), answer: s.value.answer });
     } else {
       const e = s.reason;
       reports.push({ hostId, name, status: e instanceof HostFailure ? e.status : statusOf(e), ms: times[i], message: messageOf(e), fallback: false, sessions: 0 });

@@ -75,10 +75,10 @@ export const reviveSession = (s) => ({ ...reviveTimes(s), isRunning: Boolean(s.r
  * @param {Api} api
  * @param {string} repoPath
  * @param {string} command
- * @param {{ selection: NodeSelection, deadline?: number, limit?: number }} options
+ * @param {{ selection: NodeSelection, deadline?: number, limit?: number, shape?: (answer: any, host: Host) => any }} options `shape` as for `askNodes`
  * @returns {Promise<{ reports: HostReport[], answers: HostAnswer[] }>}
  */
-export async function askNodesAbout(api, repoPath, command, { selection, deadline, limit }) {
+export async function askNodesAbout(api, repoPath, command, { selection, deadline, limit, shape }) {
   const config = settings(api).nodes;
   const nodes = nodesRuntime(api);
   if (!config.enabled || !nodes || selection === 'none') return { reports: [], answers: [] };
@@ -92,6 +92,7 @@ export async function askNodesAbout(api, repoPath, command, { selection, deadlin
       selection,
       timeoutMs: config.timeoutMs,
       deadline,
+      shape,
       // OpenClaw's catalog lists sessions; it has no project status.
       fallback: config.fallback && command !== NODE_COMMANDS.status,
     });
@@ -106,9 +107,27 @@ export async function askNodesAbout(api, repoPath, command, { selection, deadlin
 export const gatewayReport = (ms, sessions) => ({ hostId: GATEWAY_HOST.id, name: GATEWAY_HOST.name, status: 'ok', ms, fallback: false, sessions });
 
 /**
+ * A node's page with its sessions as `claude_code_sessions` rows (the
+ * addon's tool payload, with `host` and `projectPath`) in `rows`: the
+ * `shape` of the tool's fan-out, so that each page is converted as it
+ * arrives.
+ * @param {boolean} includeNative
+ * @returns {(answer: any, host: Host) => any}
+ */
+export function toolRows(includeNative) {
+  return (answer, host) => {
+    const sessions = Array.isArray(answer?.sessions) ? answer.sessions : [];
+    const where = new Map(sessions.map((/** @type {any} */ s) => [s.sessionId, s.projectPath]));
+    const payload = /** @type {any} */ (nodeAddon()).sessionListToolPayload(sessions.map(reviveSession), { includeNative });
+    return { ...answer, rows: payload.sessions.map((/** @type {any} */ s) => ({ ...s, projectPath: where.get(s.sessionId) ?? null, host })) };
+  };
+}
+
+/**
  * The `claude_code_sessions` payload across hosts: the gateway's own
- * payload and the nodes' pages, each session with its `host`, newest
- * first, and `hosts`: the gateway's report, then each node's.
+ * payload and the nodes' pages (shaped by `toolRows`), each session with
+ * its `host`, newest first, and `hosts`: the gateway's report, then each
+ * node's.
  * @param {string} repoPath the repository's folder on the gateway
  * @param {{ sessions: any[], total: number, activeCount: number }} local the gateway's `sessionListToolPayload`
  * @param {number} localMs
@@ -116,14 +135,9 @@ export const gatewayReport = (ms, sessions) => ({ hostId: GATEWAY_HOST.id, name:
  * @param {boolean} includeNative
  */
 export function sessionsAcrossHosts(repoPath, local, localMs, remote, includeNative) {
-  const a = nodeAddon();
   const rows = local.sessions.map((s) => ({ ...s, projectPath: repoPath, host: GATEWAY_HOST }));
-  for (const { host, answer } of remote.answers) {
-    const sessions = Array.isArray(answer?.sessions) ? answer.sessions : [];
-    const payload = /** @type {any} */ (a).sessionListToolPayload(sessions.map(reviveSession), { includeNative });
-    const where = new Map(sessions.map((/** @type {any} */ s) => [s.sessionId, s.projectPath]));
-    for (const s of payload.sessions) rows.push({ ...s, projectPath: where.get(s.sessionId) ?? null, host });
-  }
+  const shape = toolRows(includeNative);
+  for (const { host, answer } of remote.answers) rows.push(...(answer?.rows ?? shape(answer, host).rows));
   rows.sort((x, y) => Date.parse(y.lastModified) - Date.parse(x.lastModified));
   return {
     ...local,
