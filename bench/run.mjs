@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --mb 300 --sessions 150 --runs 3] [-- --only preflight|slim|isolation]
+// npm run bench [-- --mb 300 --sessions 150 --runs 3] [-- --only preflight|slim|isolation|fleet]
 //
 // Generates (once, cached in bench/.corpus) two realistic Claude Code corpora,
 // the bench shape (many subagent files and progress lines) and a heavy one
@@ -37,6 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { generateCorpus, generateOpenclawTranscript } from './corpus.mjs';
 import { generateBloatedClaudeTranscript } from './claude-bloat.mjs';
 import { makeGitRepo } from './git-repo.mjs';
+import { fleetRows } from './fleet.mjs';
 import { NODE24, node24 } from '../__test__/openclaw/support/env.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -243,11 +244,11 @@ function isolationRows() {
 /** The budget a host gives the pre-flight (`SPAWN_POLICY.preflightBudgetMs`). */
 const DEFAULT_PREFLIGHT_BUDGET_MS = createRequire(import.meta.url)('../index.js').SPAWN_POLICY.preflightBudgetMs;
 
-// `npm run bench -- --only preflight|slim|isolation`: those rows alone.
+// `npm run bench -- --only preflight|slim|isolation|fleet`: those rows alone.
 const onlyAt = process.argv.indexOf('--only');
-const onlyRows = { preflight: preflightRows, slim: slimRows, isolation: isolationRows }[process.argv[onlyAt + 1]];
+const onlyRows = { preflight: preflightRows, slim: slimRows, isolation: isolationRows, fleet: () => fleetRows(RUNS) }[process.argv[onlyAt + 1]];
 if (onlyAt > 0 && onlyRows) {
-  const rows = onlyRows();
+  const rows = await onlyRows();
   const w0 = Math.max(...rows.map((r) => r[0].length));
   for (const [a, b, note] of rows) console.log(`${a.padEnd(w0)}  ${b}  ${note}`);
   process.exit(0);
@@ -438,6 +439,7 @@ const rows = [
   ...preflightRows(),
   ...slimRows(),
   ...isolationRows(),
+  ...(await fleetRows(RUNS)),
   ...statusRows.flatMap((r) => [
     [`gatherProjectStatus, ${r.files} files, 1000 commits`, f(r.oursMs), `reference approach ${f(r.referenceMs)} = ${x(r.referenceMs, r.oursMs)} slower (target >= 3x); first call in the process ${f(r.firstMs)}`],
     ['  of which git status', f(r.partMs), `git status --short ${f(r.gitMs)}: ${x(r.partMs, r.gitMs)} (target <= 1.5x); first ${f(r.partFirstMs)}`],

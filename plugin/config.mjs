@@ -27,6 +27,16 @@
  * @property {number} [handoffExpiryHours]
  * @property {{ capture?: boolean, offer?: boolean }} [hooks]
  * @property {PreflightConfig} [spawnPreflight]
+ * @property {NodesConfig} [nodes]
+ */
+/**
+ * Paired nodes' config, as given.
+ * @typedef {object} NodesConfig
+ * @property {boolean} [enabled] ask paired nodes at all
+ * @property {number} [timeoutMs] the longest one node is waited for
+ * @property {boolean} [fallback] ask OpenClaw's Claude session catalog on nodes without the plugin
+ * @property {number} [limit] sessions asked of each node
+ * @property {number} [briefingLines] the most lines the pre-flight's briefing gives to other machines
  */
 /**
  * The config with the plugin's own switches filled in.
@@ -36,7 +46,11 @@
  * @property {number} [handoffExpiryHours] absent: the addon's default
  * @property {{ capture: boolean, offer: boolean }} hooks which handoff hooks run
  * @property {PreflightConfig & { enabled: boolean }} spawnPreflight the pre-flight's config as given, and whether it runs
+ * @property {{ enabled: boolean, timeoutMs: number, fallback: boolean, limit: number, briefingLines?: number }} nodes paired nodes' config with the plugin's defaults
  */
+
+/** The plugin's defaults of paired nodes (the addon's own fill in `briefingLines`). */
+export const NODES_DEFAULTS = Object.freeze({ enabled: true, timeoutMs: 2500, fallback: true, limit: 50 });
 
 /** The cleaner's presets, the first one `/clean`'s default. */
 export const PRESETS = /** @type {const} */ (['default', 'aggressive', 'extreme']);
@@ -54,5 +68,12 @@ export function settings(api) {
     handoffExpiryHours: c.handoffExpiryHours,
     hooks: { capture: c.hooks?.capture ?? true, offer: c.hooks?.offer ?? true },
     spawnPreflight: { ...c.spawnPreflight, enabled: c.spawnPreflight?.enabled ?? true },
+    nodes: {
+      enabled: c.nodes?.enabled ?? NODES_DEFAULTS.enabled,
+      timeoutMs: c.nodes?.timeoutMs ?? NODES_DEFAULTS.timeoutMs,
+      fallback: c.nodes?.fallback ?? NODES_DEFAULTS.fallback,
+      limit: c.nodes?.limit ?? NODES_DEFAULTS.limit,
+      briefingLines: c.nodes?.briefingLines,
+    },
   };
 }

@@ -6,6 +6,8 @@
 // - tools.mjs: the agent tools;
 // - hooks.mjs: the handoff across /new and /reset;
 // - commands.mjs: /handoff, /clean and `openclaw occ`;
+// - nodes/: paired nodes: the plugin's node commands, and asking the
+//   gateway's nodes for the tools and the pre-flight;
 // - spawns/: the pre-flight of every Claude Code spawn (a briefing, guards,
 //   continuation and a record of the spawn) and the tracking of each spawn
 //   to its end.
@@ -20,6 +22,7 @@ import { registerTools } from './tools.mjs';
 import { registerHandoffHooks } from './hooks.mjs';
 import { registerCli, registerCommands } from './commands.mjs';
 import { registerSpawns } from './spawns/index.mjs';
+import { registerNodes } from './nodes/index.mjs';
 
 export { PLUGIN_ID } from './host.mjs';
 
@@ -34,6 +37,7 @@ export default {
     const spawns = registerSpawns(api);
     registerCommands(api);
     registerCli(api);
+    registerNodes(api);
     api.registerService({
       id: PLUGIN_ID,
       start(ctx) {

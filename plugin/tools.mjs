@@ -12,6 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { addon, coded, describe, occ, stateDir } from './host.mjs';
 import { settings } from './config.mjs';
+import { NODE_COMMANDS } from './nodes/protocol.mjs';
+import { NODES_PARAM, askNodesAbout, nodeSelection, sessionsAcrossHosts, statusAcrossHosts, toolRows } from './nodes/listing.mjs';
 
 /** @typedef {import('./host.mjs').Api} Api */
 /** @typedef {import('openclaw/plugin-sdk/plugin-entry').AnyAgentTool} AnyAgentTool */
@@ -119,18 +121,28 @@ export function registerTools(api) {
   const discovery = () => ({ claudeConfigDir: settings(api).claudeConfigDir, registryRoot: stateDir() });
   const tools = [
     tool('project_status', 'Project status',
-      'Brief yourself on a repository before working in it or spawning Claude Code: branch, head commit, uncommitted and staged changes, stashes, recent commits, the Claude Code sessions active and recent there, docs, and open pull requests.',
-      { properties: { repoPath: repoParam }, required: ['repoPath'] },
-      async ({ repoPath }, ctx) => {
+      'Brief yourself on a repository before working in it or spawning Claude Code: branch, head commit, uncommitted and staged changes, stashes, recent commits, the Claude Code sessions active and recent there, docs, and open pull requests; also the same repository on the paired OpenClaw nodes (remote), with a report of every host asked.',
+      { properties: { repoPath: repoParam, nodes: NODES_PARAM }, required: ['repoPath'] },
+      async ({ repoPath, nodes }, ctx) => {
         const a = addon();
-        return a.projectStatusToolPayload(await a.gatherProjectStatus(repositoryPath(repoPath, ctx), ctx.agentId, discovery()));
+        const repo = repositoryPath(repoPath, ctx);
+        const started = Date.now();
+        const remote = askNodesAbout(api, repo, NODE_COMMANDS.status, { selection: nodeSelection(nodes) });
+        const local = a.projectStatusToolPayload(await a.gatherProjectStatus(repo, ctx.agentId, discovery()));
+        const localMs = Date.now() - started;
+        return statusAcrossHosts(local, localMs, await remote);
       }),
     tool('claude_code_sessions', 'Claude Code sessions',
-      "A repository's Claude Code sessions, newest first: id, title or first prompt, when, turns, tokens and cost, whether one is running, which ones this gateway spawned, and which are worth slimming before they are resumed (worthSlimming; slimSavingsTokens: input tokens each resumed turn would no longer send).",
-      { properties: { repoPath: repoParam, includeNative: { type: 'boolean', description: 'Include sessions OpenClaw did not spawn (default true).' } }, required: ['repoPath'] },
-      async ({ repoPath, includeNative }, ctx) => {
+      "A repository's Claude Code sessions, newest first: id, title or first prompt, when, turns, tokens and cost, whether one is running, which ones this gateway spawned, and which are worth slimming before they are resumed (worthSlimming; slimSavingsTokens: input tokens each resumed turn would no longer send); also those on the paired OpenClaw nodes (the same repository found by its remote or first commit, at any path), each with its host, and a report of every host asked.",
+      { properties: { repoPath: repoParam, includeNative: { type: 'boolean', description: 'Include sessions OpenClaw did not spawn (default true).' }, nodes: NODES_PARAM }, required: ['repoPath'] },
+      async ({ repoPath, includeNative, nodes }, ctx) => {
         const a = addon();
-        return a.sessionListToolPayload(await a.discoverSessions(repositoryPath(repoPath, ctx), discovery()), { includeNative: includeNative ?? true });
+        const repo = repositoryPath(repoPath, ctx);
+        const started = Date.now();
+        const remote = askNodesAbout(api, repo, NODE_COMMANDS.sessions, { selection: nodeSelection(nodes), shape: toolRows(includeNative ?? true) });
+        const local = a.sessionListToolPayload(await a.discoverSessions(repo, discovery()), { includeNative: includeNative ?? true });
+        const localMs = Date.now() - started;
+        return sessionsAcrossHosts(repo, local, localMs, await remote, includeNative ?? true);
       }),
     tool('select_session', 'Select a Claude Code session',
       'Decide whether a task in a repository should resume an existing Claude Code session or start fresh (or wait for a running one), with the reason and the scores.',

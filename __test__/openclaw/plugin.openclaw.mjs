@@ -129,19 +129,25 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   // Tools: results an agent can read, coded errors returned (not thrown).
   // What the addon answers called directly, with the gateway's settings.
   const direct = { claudeConfigDir: path.join(home, '.claude'), registryRoot: state };
+  // With no paired node: the addon's payload, `hosts` naming the gateway alone (docs/plugin.md#paired-nodes).
+  const gatewayOnly = ({ hosts, remote, ...payload }) => {
+    assert.deepEqual(hosts.map((h) => [h.hostId, h.status]), [['gateway', 'ok']], JSON.stringify(hosts));
+    if (remote) assert.deepEqual(remote, []);
+    return { ...payload, ...(payload.sessions ? { sessions: payload.sessions.map(({ host, projectPath, ...s }) => (assert.equal(host.id, 'gateway'), assert.equal(projectPath, repo), s)) } : {}) };
+  };
   const status = invoke('project_status', { repoPath: repo });
   assert.equal(status.ok, true);
-  assert.deepEqual(status.output.details, addon.projectStatusToolPayload(await addon.gatherProjectStatus(repo, 'main', direct)));
+  assert.deepEqual(gatewayOnly(status.output.details), addon.projectStatusToolPayload(await addon.gatherProjectStatus(repo, 'main', direct)));
   assert.equal(status.output.details.branch, 'main');
   assert.match(status.output.details.headCommit, /First commit/);
   assert.deepEqual(JSON.parse(status.output.content[0].text), status.output.details);
-  assert.deepEqual(invoke('project_status', { repoPath: path.relative(path.join(state, 'workspace'), repo) }).output.details, status.output.details, 'relative to the workspace');
+  assert.deepEqual(gatewayOnly(invoke('project_status', { repoPath: path.relative(path.join(state, 'workspace'), repo) }).output.details), gatewayOnly(status.output.details), 'relative to the workspace');
   const missing = invoke('project_status', { repoPath: path.join(scratch, 'nowhere') });
   assert.equal(missing.output.details.error.code, 'E_REPO_NOT_FOUND');
   assert.match(missing.output.content[0].text, /^Error E_REPO_NOT_FOUND: .*\nHint: /);
   assert.equal(invoke('project_status', {}).output.details.error.code, 'E_INVALID_ARGUMENT');
   const sessions = invoke('claude_code_sessions', { repoPath: repo }).output.details;
-  assert.deepEqual(sessions, addon.sessionListToolPayload(await addon.discoverSessions(repo, direct), { includeNative: true }));
+  assert.deepEqual(gatewayOnly(sessions), addon.sessionListToolPayload(await addon.discoverSessions(repo, direct), { includeNative: true }));
   assert.equal(sessions.total, 1);
   assert.equal(sessions.sessions[0].sessionId, cc);
   const selection = invoke('select_session', { repoPath: repo, task: 'Add a webhook handler for payments' }).output.details;

@@ -15,6 +15,7 @@ import { record } from './records.mjs';
 import { startLearning } from './learning.mjs';
 import { dropUnusedWorktree } from './worktrees.mjs';
 import { slimAfterRun } from './slim-later.mjs';
+import { askNodesForSpawn, remoteSection, reportsText } from '../nodes/briefing.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
 /** @typedef {import('./tracker.mjs').SpawnTracker} SpawnTracker */
@@ -158,6 +159,9 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
   let failure;
   /** @type {Promise<any> | undefined} */
   let answer;
+  // The paired nodes are asked meanwhile, done a little before the budget
+  // so that their section is added within it.
+  const remote = p.briefing?.enabled === false ? undefined : askNodesForSpawn(api, cwd, Date.now() + budgetMs - Math.min(250, budgetMs / 5));
   try {
     /** @type {Promise<any>} */
     const pending = addon().preflightSpawn(
@@ -212,7 +216,7 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
   }
   /** @type {Record<string, string>} */
   const patch = {};
-  if (result.params.task) patch.task = result.params.task;
+  if (result.params.task) patch.task = await withRemoteWork(api, task, result.params.task, remote, { ms: budgetMs - (tracker.now() - started), elapsed: () => tracker.now() - started });
   if (result.params.resumeSessionId) patch.resumeSessionId = result.params.resumeSessionId;
   if (result.params.cwd) patch.cwd = result.params.cwd;
   if (result.resumeSlim?.deferred) {
@@ -229,8 +233,37 @@ async function decide(api, tracker, { spawn, params, task, workspace, budgetMs, 
     baseCommit: isolation?.baseCommit ?? result.baseCommit ?? undefined,
     isolation,
     patch,
-    waitMs: budgetMs - took,
+    waitMs: budgetMs - (tracker.now() - started),
   });
+}
+
+/**
+ * The task Claude Code receives (`briefed`: the task, origin marker and
+ * briefing) with the section on Claude Code work on the same repository
+ * on paired nodes after it, when they answered within `ms`; the nodes'
+ * reports go to the gateway log. Never throws: without the section the
+ * task is `briefed`.
+ * @param {Api} api
+ * @param {string} task the task as asked
+ * @param {string} briefed
+ * @param {Promise<import('../nodes/briefing.mjs').RemoteWork> | undefined} remote
+ * @param {{ ms: number, elapsed: () => number }} time the time left, and the pre-flight's time so far
+ */
+async function withRemoteWork(api, task, briefed, remote, { ms, elapsed }) {
+  if (!remote) return briefed;
+  try {
+    const work = await withinBudget(remote, ms);
+    if (work === OVERRUN) {
+      api.logger.warn(`${PLUGIN_ID}: spawn pre-flight: the paired nodes did not answer within the budget`);
+      return briefed;
+    }
+    if (work.reports.length) api.logger.info(`${PLUGIN_ID}: spawn pre-flight asked the paired nodes (done ${elapsed()} ms after it started): ${reportsText(work.reports)}`);
+    const section = remoteSection(api, task, work);
+    return section ? `${briefed}\n${section}` : briefed;
+  } catch (e) {
+    api.logger.warn(`${PLUGIN_ID}: spawn pre-flight: the paired nodes' section failed (${describe(coded(e))})`);
+    return briefed;
+  }
 }
 
 /**
