@@ -123,6 +123,18 @@ test('the node commands are registered on a node host: versioned, never holding 
   assert.deepEqual(policy().commands.sort(), Object.values(NODE_COMMANDS).sort());
 });
 
+test('the running command answers the sessions a Claude Code process runs now on the node, of that repository only', async () => {
+  const commands = nodeHost();
+  const identity = { remote: 'github.com/acme/shop', rootCommit: null, path: gw.repo };
+  const running = JSON.parse(await commands[NODE_COMMANDS.running].handle(JSON.stringify({ identity, pathHint: gw.repo })));
+  assert.deepEqual(running.sessions.map((s) => [s.sessionId, s.running]), [[RUNNING, true]], JSON.stringify(running));
+  assert.equal(running.nextCursor, null);
+  const listed = JSON.parse(await commands[NODE_COMMANDS.sessions].handle(JSON.stringify({ identity, pathHint: gw.repo })));
+  assert.ok(listed.sessions.length > running.sessions.length, 'the listing holds the sessions that do not run as well');
+  const bad = JSON.parse(await commands[NODE_COMMANDS.running].handle(JSON.stringify({ identity: {} })));
+  assert.equal(bad.error.code, 'E_INVALID_ARGUMENT');
+});
+
 test('claude_code_sessions on the gateway lists the node\'s sessions of the same repository cloned elsewhere, with host and folder; none of another repository', async () => {
   const { call } = gateway(nodeHost());
   const listed = await call('claude_code_sessions', { repoPath: gw.repo });
