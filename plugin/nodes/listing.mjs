@@ -60,10 +60,15 @@ function reviveTimes(v) {
 
 /**
  * A session as it came over the wire (times as milliseconds or ISO text,
- * `running`), as the addon takes a discovered session.
+ * `running`), as the addon takes a discovered session. A session's times
+ * are all at its top level.
  * @param {Record<string, any>} s
  */
-export const reviveSession = (s) => ({ ...reviveTimes(s), isRunning: Boolean(s.running ?? s.isRunning) });
+export function reviveSession(s) {
+  const out = { ...s, isRunning: Boolean(s.running ?? s.isRunning) };
+  for (const k of SESSION_TIMES) if (typeof s[k] === 'string' || typeof s[k] === 'number') out[k] = new Date(s[k]);
+  return out;
+}
 
 /**
  * Asks the nodes `selection` names the node command `command` about the
