@@ -525,7 +525,9 @@ fn decide(
     if wants_worktree && status.repo.is_git_repo {
         let deadline = opts
             .budget
-            .map_or(started + crate::worktree::DEFAULT_TIMEOUT, |b| started + b);
+            .map_or(started + crate::worktree::DEFAULT_TIMEOUT, |b| {
+                started + budget::isolation_share(b)
+            });
         match isolation::isolate(cwd_path, &opts.nonce, running.as_ref(), deadline) {
             Ok(iso) => isolated = Some(iso),
             Err(e) => {

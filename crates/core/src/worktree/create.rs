@@ -120,7 +120,10 @@ pub fn create_spawn_worktree(
     // entry, and the free name and `info/exclude` are read, then written.
     let _lock = lock_worktrees(&located.common_dir, deadline)?;
     let (name, branch) = free_name(&repo, &located.common_dir, name, deadline)?;
-    let mut made = Made::default();
+    let mut made = Made {
+        trash_in: Some(located.common_dir.clone()),
+        ..Made::default()
+    };
     let mut from_spare = false;
     let result = (|| -> Result<CreatedWorktree> {
         // The folders, as far as they are missing, each undone on failure.

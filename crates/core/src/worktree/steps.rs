@@ -125,6 +125,11 @@ pub(super) struct Made {
     pub branch: Option<String>,
     /// `info/exclude` and its content before.
     pub exclude: Option<(PathBuf, Option<Vec<u8>>)>,
+    /// The repository's common git folder: when set, the worktree's folder
+    /// is moved into it and its files deleted on a thread of their own, so
+    /// that undoing a checkout cut short by its deadline (tens of thousands
+    /// of files, say) does not keep the caller past it.
+    pub trash_in: Option<PathBuf>,
 }
 
 impl Made {
@@ -159,13 +164,19 @@ impl Made {
             };
         }
         if let Some(wt) = &self.worktree {
-            let wt_str = wt.to_string_lossy();
-            let _ = git(
-                repo,
-                &["worktree", "remove", "--force", "--force", &wt_str],
-                deadline,
-            );
-            let _ = fs::remove_dir_all(wt);
+            if !self
+                .trash_in
+                .as_deref()
+                .is_some_and(|c| trash(repo, c, wt, deadline))
+            {
+                let wt_str = wt.to_string_lossy();
+                let _ = git(
+                    repo,
+                    &["worktree", "remove", "--force", "--force", &wt_str],
+                    deadline,
+                );
+                let _ = fs::remove_dir_all(wt);
+            }
         }
         if let Some(admin) = &self.admin {
             let _ = fs::remove_dir_all(admin);
@@ -206,6 +217,35 @@ pub(super) fn ensure_excluded(common_dir: &Path) -> Result<Option<(PathBuf, Opti
         .map_err(|e| Error::write_failed(&path, &e))?;
     write_atomic(&path, next.as_bytes(), None)?;
     Ok(Some((path, before)))
+}
+
+/// Moves the worktree folder `wt` of the repository whose main tree is
+/// `repo` into its common git folder `common_dir` and removes its git
+/// folder there (or prunes it, when `wt` has no `.git` file yet); its files
+/// are deleted on a thread of their own. False when `wt` could not be
+/// moved (nothing was changed then).
+fn trash(repo: &Path, common_dir: &Path, wt: &Path, deadline: Instant) -> bool {
+    let name = wt.file_name().unwrap_or_default().to_string_lossy();
+    let bin = common_dir.join(format!(
+        "osi-trash-{name}-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    ));
+    let admin = admin_dir(wt).filter(|a| a.starts_with(common_dir.join("worktrees")));
+    if !wt.exists() || fs::rename(wt, &bin).is_err() {
+        return false;
+    }
+    match admin {
+        Some(admin) => {
+            let _ = fs::remove_dir_all(admin);
+        }
+        None => {
+            let _ = git(repo, &["worktree", "prune"], deadline);
+        }
+    }
+    std::thread::spawn(move || {
+        let _ = fs::remove_dir_all(&bin);
+    });
+    true
 }
 
 /// The git folder a worktree's `.git` file names.

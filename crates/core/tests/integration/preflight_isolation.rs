@@ -182,6 +182,67 @@ fn a_busy_folder_outside_git_gets_the_busy_guard() {
 }
 
 #[test]
+fn a_checkout_that_does_not_fit_the_budget_is_cut_and_undone_and_the_busy_guard_answers_within_it()
+{
+    let w = World::new();
+    // A checkout that takes far longer than the budget: git runs the
+    // repository's post-checkout hook at the end of `worktree add`.
+    let hook = w.repo.join(".git/hooks/post-checkout");
+    fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    fs::write(&hook, "#!/bin/sh\nsleep 30\n").unwrap();
+    fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let budget = std::time::Duration::from_secs(6);
+    let opts = PreflightOptions {
+        budget: Some(budget),
+        spare_worktree: false,
+        ..w.busy(Some(BUSY))
+    };
+    let started = std::time::Instant::now();
+    let out = w.run(&w.repo, &opts);
+    let took = started.elapsed();
+    assert!(
+        took < budget,
+        "answered after {took:?}, past its budget of {budget:?}"
+    );
+    assert_eq!((out.decision, out.guard), (Decision::Block, Some("busy")));
+    assert!(
+        out.reason
+            .contains("It could not run in a git worktree of its own"),
+        "{}",
+        out.reason
+    );
+    // Nothing of the worktree is left: no folder, git folder or branch.
+    assert_eq!(
+        fs::read_dir(w.repo.join(".claude/worktrees"))
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0
+    );
+    assert!(
+        !w.repo.join(".git/worktrees").exists()
+            || fs::read_dir(w.repo.join(".git/worktrees")).unwrap().count() == 0
+    );
+    assert_eq!(
+        git_in(&w.repo, &["branch", "--list", "--format=%(refname:short)"]).trim(),
+        "main"
+    );
+    // The cut checkout's files go on their own thread.
+    let leftover = || {
+        fs::read_dir(w.repo.join(".git"))
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("osi-trash-"))
+    };
+    for _ in 0..300 {
+        if !leftover() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!leftover(), "the cut checkout's files are deleted");
+}
+
+#[test]
 fn a_worktree_that_cannot_be_made_falls_back_to_the_busy_guard_with_the_reason() {
     let w = World::new();
     write(&w.repo, ".git/index.lock", "");
