@@ -13,7 +13,15 @@ pub struct RawText<'a> {
     inner: &'a [u8],
     /// The decoded length, in bytes.
     len: usize,
+    /// `(raw, decoded)` offsets of points outside any escape, at least
+    /// [`CHECKPOINT_GAP`] raw bytes apart, in order, from `(0, 0)`: a
+    /// boundary is looked for from the last one before it, so that the
+    /// tail's is found without walking the whole string again.
+    checkpoints: Vec<(usize, usize)>,
 }
+
+/// Raw bytes between two checkpoints of a [`RawText`].
+const CHECKPOINT_GAP: usize = 16 * 1024;
 
 impl<'a> RawText<'a> {
     /// The string `raw` (quotes included), when its escapes are valid;
@@ -23,12 +31,25 @@ impl<'a> RawText<'a> {
         let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
         let mut len = inner.len();
         let mut at = 0;
+        let mut checkpoints = vec![(0, 0)];
         while let Some(i) = memchr(b'\\', &inner[at..]) {
             let (raw_len, decoded) = escape(&inner[at + i..])?;
             len -= raw_len - decoded;
             at += i + raw_len;
+            if checkpoints
+                .last()
+                .is_some_and(|&(r, _)| at - r >= CHECKPOINT_GAP)
+            {
+                // Every byte up to `at` is walked: what it decodes to is
+                // known.
+                checkpoints.push((at, at - (inner.len() - len)));
+            }
         }
-        Some(RawText { inner, len })
+        Some(RawText {
+            inner,
+            len,
+            checkpoints,
+        })
     }
 
     /// The decoded length, in bytes.
@@ -41,7 +62,8 @@ impl<'a> RawText<'a> {
     /// `at`.
     fn boundary(&self, at: usize, ceil: bool) -> (usize, usize) {
         let inner = self.inner;
-        let (mut r, mut d) = (0, 0);
+        let from = self.checkpoints.partition_point(|&(_, d)| d <= at);
+        let (mut r, mut d) = self.checkpoints[from.saturating_sub(1)];
         loop {
             let next = memchr(b'\\', &inner[r..]).map_or(inner.len(), |i| r + i);
             if at <= d + (next - r) {
