@@ -32,6 +32,31 @@ impl<'a> RawText<'a> {
         let mut len = inner.len();
         let mut at = 0;
         let mut checkpoints = vec![(0, 0)];
+        // Eight bytes at a time: an escape-dense string (a backslash every
+        // few bytes) is walked without a search per escape.
+        let mut word = 0;
+        while word + 8 <= inner.len() {
+            let bytes: [u8; 8] = inner[word..word + 8].try_into().ok()?;
+            let mut backslashes = backslash_bytes(u64::from_le_bytes(bytes));
+            while backslashes != 0 {
+                let p = word + (backslashes.trailing_zeros() / 8) as usize;
+                backslashes &= backslashes - 1;
+                // Not the second byte of an escape already walked.
+                if p >= at {
+                    let (raw_len, decoded) = escape(&inner[p..])?;
+                    len -= raw_len - decoded;
+                    at = p + raw_len;
+                }
+            }
+            word += 8;
+            at = at.max(word);
+            if checkpoints
+                .last()
+                .is_some_and(|&(r, _)| at - r >= CHECKPOINT_GAP)
+            {
+                checkpoints.push((at, at - (inner.len() - len)));
+            }
+        }
         while let Some(i) = memchr(b'\\', &inner[at..]) {
             let (raw_len, decoded) = escape(&inner[at + i..])?;
             len -= raw_len - decoded;
@@ -154,6 +179,13 @@ fn escape(bytes: &[u8]) -> Option<(usize, usize)> {
         }
         _ => None,
     }
+}
+
+/// The high bit of each byte of `word` that is a backslash, and no other.
+fn backslash_bytes(word: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let x = word ^ 0x5c5c_5c5c_5c5c_5c5c;
+    !(((x & LOW7) + LOW7) | x) & !LOW7
 }
 
 /// Four hex digits as a number.
