@@ -110,9 +110,10 @@ let attemptFrom = 0;
 
 /**
  * A scenario: `body(run)` with `run.repo(name)` (a new git repository),
- * `run.word(w)` and `run.session(s)` (a scripted word and a requester
- * session key of this run), `run.attempt` and `run.last` (whether no
- * attempt follows). A run OpenClaw took another way than the scenario
+ * `run.word(w)`, `run.task(t)` and `run.session(s)` (a scripted word, a
+ * spawn's task and a requester session key of this run: a spawn of an
+ * earlier attempt may still be at work), `run.attempt` and `run.last`
+ * (whether no attempt follows). A run OpenClaw took another way than the scenario
  * needs (`HostFailedSpawn`) is made again, at most twice.
  */
 function scenario(name, options, body) {
@@ -125,6 +126,7 @@ function scenario(name, options, body) {
         last: attempt >= 3,
         repo: (n) => gitRepo(path.join(chain.scratch, 'repos', `${n}${tag}`), { files: { 'README.md': `# ${n}\n`, 'src/index.js': '// entry\n' } }),
         word: (w) => `${w}${tag.toUpperCase()}`,
+        task: (text) => (attempt === 1 ? text : `${text} (attempt ${attempt})`),
         session: (s) => `agent:main:${s}${tag}`,
       };
       try {
@@ -206,7 +208,7 @@ scenario('a model-made spawn: briefed by the pre-flight, run by Claude Code in t
   const alpha = run.repo('alpha');
   const session = run.session('one-spawn');
   const word = run.word('SHIP-ALPHA');
-  const task = 'Add a changelog entry for the alpha release';
+  const task = run.task('Add a changelog entry for the alpha release');
   agent.script(word, [{ task, cwd: alpha.dir, label: 'alpha-changelog' }]);
   // Claude Code's answer waits until OpenClaw's ACP record of the running child has been read.
   const release = claude.hold(task);
@@ -278,7 +280,7 @@ scenario('a model-made spawn: briefed by the pre-flight, run by Claude Code in t
 
 scenario('two spawns in one turn on two repositories: both run, each briefed on its own repository, each announced; the plugin ties each child to its Claude session', { timeout: 900_000 }, async (run) => {
   const repos = { beta: run.repo('beta'), gamma: run.repo('gamma') };
-  const tasks = { beta: 'Add a license file to beta', gamma: 'Add a contributing guide to gamma' };
+  const tasks = { beta: run.task('Add a license file to beta'), gamma: run.task('Add a contributing guide to gamma') };
   const word = run.word('SPLIT-WORK');
   agent.script(word, [{ task: tasks.beta, cwd: repos.beta.dir }, { task: tasks.gamma, cwd: repos.gamma.dir }]);
   const { outcomes } = await userTurn(word, `Please ${word} between beta and gamma.`, run.session('two-repos'));
@@ -370,7 +372,7 @@ async function spawnOutcomes(args) {
 
 scenario('two spawns in one turn on the same repository: one runs in its main working tree, the other in a worktree under .claude/worktrees/ on a new branch, which keeps its commit; its outcome and /worktrees say so', { timeout: 900_000 }, async (run) => {
   const delta = run.repo('delta');
-  const tasks = ['Write the delta install guide', 'Write the delta usage guide'];
+  const tasks = [run.task('Write the delta install guide'), run.task('Write the delta usage guide')];
   const subjects = ['Add the install guide', 'Add the usage guide'];
   const files = ['INSTALL.md', 'USAGE.md'];
   for (const [i, task] of tasks.entries()) claude.script(task, [commitFile(files[i], `# ${files[i]}`, subjects[i])]);
@@ -447,8 +449,8 @@ scenario('two spawns in one turn on the same repository: one runs in its main wo
 
 scenario('a quick spawn followed at once by another on the same repository: the second runs in the main working tree, neither refused nor isolated', { timeout: 900_000 }, async (run, t) => {
   const epsilon = run.repo('epsilon');
-  const first = 'Fix the epsilon README typo';
-  const second = 'Add an epsilon README badge';
+  const first = run.task('Fix the epsilon README typo');
+  const second = run.task('Add an epsilon README badge');
   const [quickFix, rightAfter] = [run.word('QUICK-FIX'), run.word('RIGHT-AFTER')];
   agent.script(quickFix, [{ task: first, cwd: epsilon.dir }]);
   agent.script(rightAfter, [{ task: second, cwd: epsilon.dir }]);
@@ -491,8 +493,8 @@ scenario('a quick spawn followed at once by another on the same repository: the 
 
 scenario('a spawn into a repository where Claude Code is at work runs in a worktree of its own; having changed nothing, its worktree and branch are removed when it ends', { timeout: 900_000 }, async (run) => {
   const eta = run.repo('eta');
-  const working = 'Refactor the eta entry point';
-  const looking = 'Review the eta README wording';
+  const working = run.task('Refactor the eta entry point');
+  const looking = run.task('Review the eta README wording');
   const [busyWord, lookWord] = [run.word('ETA-BUSY'), run.word('ETA-LOOK')];
   agent.script(busyWord, [{ task: working, cwd: eta.dir }]);
   agent.script(lookWord, [{ task: looking, cwd: path.join(eta.dir, 'src') }]);
@@ -536,7 +538,7 @@ let restarted;
 
 scenario('a gateway restart with a spawn recorded: its record, child key and Claude session are still read, and discovery lists it as OpenClaw\'s', { timeout: 900_000 }, async (run) => {
   const zeta = run.repo('zeta');
-  const task = 'Write the zeta release notes and commit them';
+  const task = run.task('Write the zeta release notes and commit them');
   const word = run.word('ZETA-NOTES');
   claude.script('zeta release notes', [
     { name: 'Write', input: { file_path: path.join(zeta.dir, 'NOTES.md'), content: '# Release notes\n\n- first release\n' } },
