@@ -65,6 +65,7 @@ function reviveTimes(v) {
  * @param {Record<string, any>} s
  */
 export function reviveSession(s) {
+  /** @type {Record<string, any>} */
   const out = { ...s, isRunning: Boolean(s.running ?? s.isRunning) };
   for (const k of SESSION_TIMES) if (typeof s[k] === 'string' || typeof s[k] === 'number') out[k] = new Date(s[k]);
   return out;
