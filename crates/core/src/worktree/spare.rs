@@ -33,7 +33,8 @@
 use super::git::git;
 use super::layout::WORKTREES_DIR;
 use super::steps::{
-    admin_dir, ensure_excluded, locate, lock_worktrees, main_tree, symlink_error, Made,
+    admin_dir, ensure_excluded, locate, lock_worktrees, main_tree, move_to_trash, symlink_error,
+    Made,
 };
 use crate::error::Result;
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
@@ -167,23 +168,18 @@ pub(super) fn take_spare(
 /// and its git folder removed; the files are deleted after the lock is
 /// released. Best effort.
 fn discard(common_dir: &Path, spare: &Path, unready_only: bool, deadline: Instant) {
-    let trash = common_dir.join(format!("{SPARE_PREFIX}trash-{}", short_id()));
-    {
+    let trash = {
         let Ok(_lock) = lock_worktrees(common_dir, deadline) else {
             return;
         };
         if !spare.exists() || (unready_only && ready_at(spare).is_some()) {
             return;
         }
-        let admin = admin_dir(spare).filter(|a| a.starts_with(common_dir.join("worktrees")));
-        if fs::rename(spare, &trash).is_err() {
-            return;
-        }
-        if let Some(admin) = admin {
-            let _ = fs::remove_dir_all(admin);
-        }
+        move_to_trash(common_dir, spare)
+    };
+    if let Some(trash) = trash {
+        let _ = fs::remove_dir_all(&trash);
     }
-    let _ = fs::remove_dir_all(&trash);
 }
 
 /// Marks the spare at `spare` ready at `commit`, under the worktree lock.

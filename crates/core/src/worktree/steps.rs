@@ -219,12 +219,12 @@ pub(super) fn ensure_excluded(common_dir: &Path) -> Result<Option<(PathBuf, Opti
     Ok(Some((path, before)))
 }
 
-/// Moves the worktree folder `wt` of the repository whose main tree is
-/// `repo` into its common git folder `common_dir` and removes its git
-/// folder there (or prunes it, when `wt` has no `.git` file yet); its files
-/// are deleted on a thread of their own. False when `wt` could not be
-/// moved (nothing was changed then).
-fn trash(repo: &Path, common_dir: &Path, wt: &Path, deadline: Instant) -> bool {
+/// Moves the worktree folder `wt` into the repository's common git folder
+/// `common_dir` (under a new `osi-trash-` name, out of every status) and
+/// removes the git folder its `.git` file names there. Returns where its
+/// files now lie, to be deleted; `None` when `wt` could not be moved
+/// (nothing was changed then).
+pub(super) fn move_to_trash(common_dir: &Path, wt: &Path) -> Option<PathBuf> {
     let name = wt.file_name().unwrap_or_default().to_string_lossy();
     let bin = common_dir.join(format!(
         "osi-trash-{name}-{}",
@@ -232,15 +232,25 @@ fn trash(repo: &Path, common_dir: &Path, wt: &Path, deadline: Instant) -> bool {
     ));
     let admin = admin_dir(wt).filter(|a| a.starts_with(common_dir.join("worktrees")));
     if !wt.exists() || fs::rename(wt, &bin).is_err() {
-        return false;
+        return None;
     }
-    match admin {
-        Some(admin) => {
-            let _ = fs::remove_dir_all(admin);
-        }
-        None => {
-            let _ = git(repo, &["worktree", "prune"], deadline);
-        }
+    if let Some(admin) = admin {
+        let _ = fs::remove_dir_all(admin);
+    }
+    Some(bin)
+}
+
+/// Undoes the worktree folder `wt` of the repository whose main tree is
+/// `repo` through [`move_to_trash`] (pruning git's record of it when `wt`
+/// had no `.git` file yet); its files are deleted on a thread of their
+/// own. False when `wt` could not be moved.
+fn trash(repo: &Path, common_dir: &Path, wt: &Path, deadline: Instant) -> bool {
+    let named = admin_dir(wt).is_some();
+    let Some(bin) = move_to_trash(common_dir, wt) else {
+        return false;
+    };
+    if !named {
+        let _ = git(repo, &["worktree", "prune"], deadline);
     }
     std::thread::spawn(move || {
         let _ = fs::remove_dir_all(&bin);

@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::util::git_repo::*;
-use crate::util::scratch::{shop_repo, Scratch};
+use crate::util::scratch::{shop_repo, spare_dirs, Scratch};
 
 const BUSY: &str = "aaaaaaaa-1111-2222-3333-444444444444";
 const NONCE: &str = "0123456789abcdef";
@@ -277,15 +277,8 @@ fn a_worktree_that_cannot_be_made_falls_back_to_the_busy_guard_with_the_reason()
 /// The spare folders of the repository, and whether one is ready (its git
 /// folder holds the ready file).
 fn spares(repo: &Path) -> (usize, bool) {
-    use session_intel_core::worktree::{SPARE_PREFIX, SPARE_READY_FILE};
-    let found: Vec<PathBuf> = fs::read_dir(repo.join(".claude/worktrees"))
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.file_name().to_string_lossy().starts_with(SPARE_PREFIX))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default();
+    use session_intel_core::worktree::SPARE_READY_FILE;
+    let found = spare_dirs(repo);
     let ready = found.iter().any(|s| {
         let text = fs::read_to_string(s.join(".git")).unwrap_or_default();
         let admin = text.trim().trim_start_matches("gitdir:").trim();

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::util::git_repo::*;
+use crate::util::scratch::spare_dirs;
 
 fn deadline() -> Instant {
     Instant::now() + DEFAULT_TIMEOUT
@@ -36,20 +37,6 @@ fn repo(tmp: &tempfile::TempDir) -> PathBuf {
 
 fn head(dir: &Path) -> String {
     git_in(dir, &["rev-parse", "HEAD"]).trim().to_owned()
-}
-
-/// The spare folders under `.claude/worktrees`.
-fn spare_dirs(repo: &Path) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = fs::read_dir(repo.join(".claude/worktrees"))
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.file_name().to_string_lossy().starts_with(SPARE_PREFIX))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default();
-    found.sort();
-    found
 }
 
 /// The worktree roots git lists, the main tree's first.

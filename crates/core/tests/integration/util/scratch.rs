@@ -50,3 +50,21 @@ pub fn shop_repo(base: &Path, seconds_ago: i64, extra: &[(&str, &str)]) -> PathB
     commit(&repo, "Add the cart", seconds_ago);
     repo
 }
+
+/// The spare worktree folders under the repository's `.claude/worktrees`, sorted.
+pub fn spare_dirs(repo: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(repo.join(".claude/worktrees"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with(session_intel_core::worktree::SPARE_PREFIX)
+                })
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
