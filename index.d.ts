@@ -1306,6 +1306,13 @@ export interface InFlightSpawn {
    * transcript is found before the host has learned its session.
    */
   nonce?: string
+  /**
+   * The host reported its run ended (or is delivering its answer)
+   * before its Claude Code session was learned (default false): it makes
+   * no repository busy, and its session, found by its nonce, counts as
+   * ended, so that its last writes are not taken for work.
+   */
+  runEnded?: boolean
 }
 
 /**

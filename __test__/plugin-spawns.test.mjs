@@ -100,9 +100,9 @@ test('tracker: the addon gets every spawn not reported ended and whether the hos
   const at = now();
   let facts = t.facts(REQUESTER);
   assert.deepEqual(facts.inFlight, [
-    { nonce: 'run', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: undefined, childSessionKey: 'agent:claude:acp:1', startedAtMs: at, started: true },
-    { nonce: 'held', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: 'S-held', childSessionKey: undefined, startedAtMs: at, started: false },
-    { nonce: 'theirs', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: 'S-theirs', childSessionKey: undefined, startedAtMs: at, started: false },
+    { nonce: 'run', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: undefined, childSessionKey: 'agent:claude:acp:1', startedAtMs: at, started: true, runEnded: false },
+    { nonce: 'held', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: 'S-held', childSessionKey: undefined, startedAtMs: at, started: false, runEnded: false },
+    { nonce: 'theirs', repoPath: '/r/shop', cwd: '/r/shop', claudeSessionId: 'S-theirs', childSessionKey: undefined, startedAtMs: at, started: false, runEnded: false },
   ], 'a spawn without cwd has no repository to hold');
   assert.deepEqual(facts.resumable, [{ claudeSessionId: 'S-held', cwd: '/r/shop', childSessionKey: undefined }], 'only the requester\'s persistent spawns');
   assert.deepEqual(facts.finishedSessionIds, []);
@@ -192,14 +192,18 @@ test('tracker: one state per spawn by the host\'s word, starting → running →
   t.childStarted(s, 'agent:claude:acp:q');
   assert.equal(t.hostState(s), 'running');
   assert.deepEqual(inFlight(), ['agent:claude:acp:q', undefined]);
-  // A second later, its answer given: waiting, no longer in flight, well inside the start grace.
+  // A second later, its answer given: waiting, well inside the start grace. Its session not
+  // learned yet, it is handed over with its run ended (the addon finds the session by its nonce,
+  // and takes its last writes for no work).
   now.advance(1000);
   t.answer(s);
   assert.equal(t.hostState(s), 'waiting');
-  assert.deepEqual(t.facts(REQUESTER).inFlight.map((f) => f.childSessionKey), [undefined], 'only the one not answered yet');
+  const handed = () => t.facts(REQUESTER).inFlight.map((f) => [f.childSessionKey, f.runEnded]);
+  assert.deepEqual(handed(), [['agent:claude:acp:q', true], [undefined, false]]);
   assert.ok(now() - s.startedAt < policy.startGraceMs);
-  // Its session learned: it counts as ended for the busy rule, and is kept until the host reports its end.
+  // Its session learned: no longer in flight, it counts as ended for the busy rule, and is kept until the host reports its end.
   t.learned(s, 'S-quick');
+  assert.deepEqual(handed(), [[undefined, false]], 'only the one not answered yet');
   assert.deepEqual(t.facts(REQUESTER).finishedSessionIds, ['S-quick']);
   t.prune();
   assert.equal(t.has('quick'), true, 'still tracked: OpenClaw\'s end is to come');
@@ -326,6 +330,11 @@ test('admission: a spawn whose answer OpenClaw is delivering no longer makes its
   assert.equal(tracker.hostState(s), 'waiting');
   now.advance(1000);
   assert.ok(now() - s.startedAt < policy.startGraceMs);
+  // Its transcript was written a moment ago and its session is not learned yet: its
+  // last write is no sign of work either.
+  const id = uuid();
+  writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, first.params.task, { cwd: w.repo })]));
+  assert.equal(s.claudeSessionId, undefined);
   const second = await spawn('Add a badge');
   assert.ok(second?.params && !second.params.cwd, `the second runs in the working tree: ${JSON.stringify(second)}`);
   // OpenClaw reports the end once the announce was delivered: ended, recorded.

@@ -60,6 +60,11 @@ pub struct InFlightSpawn {
     /// Its nonce (the `spawn=` pair of its origin marker), by which its
     /// transcript is found before the host has learned its session.
     pub nonce: Option<String>,
+    /// The host reported its run ended (or is delivering its answer)
+    /// before its Claude Code session was learned (default false): it makes
+    /// no repository busy, and its session, found by its nonce, counts as
+    /// ended, so that its last writes are not taken for work.
+    pub run_ended: Option<bool>,
 }
 
 /// A Claude Code session the host can still resume for the requester.
@@ -309,6 +314,7 @@ impl From<InFlightSpawn> for spawns::InFlightSpawn {
                 .map(|ms| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64)),
             started: s.started.unwrap_or(d.started),
             nonce: s.nonce.filter(|n| !n.is_empty()),
+            run_ended: s.run_ended.unwrap_or(d.run_ended),
         }
     }
 }

@@ -486,7 +486,7 @@ scenario('a quick spawn followed at once by another on the same repository: the 
   assert.equal(quick.second.status, 'accepted', JSON.stringify(quick.second));
   const req = await claudeRequest(second, quick.second.childSessionKey);
   await chain.finished(req.sessionId);
-  assert.equal(chain.transcript(req.sessionId).find((l) => l.type === 'user').cwd, epsilon.dir, 'in the main tree');
+  assert.equal(chain.transcript(req.sessionId).find((l) => l.type === 'user').cwd, epsilon.dir, `in the main tree; its briefing:\n${taskMessage(req)}\n${chain.diagnostics()}`);
   assert.doesNotMatch(taskMessage(req), /worktree/i, 'not isolated');
   await subagentEnded(quick.first.childSessionKey);
 });

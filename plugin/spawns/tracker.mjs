@@ -236,8 +236,11 @@ export class SpawnTracker {
 
   /**
    * What the host knows, for the pre-flight of a spawn of `requester`: the
-   * spawns in flight (starting or running by the host's word), the sessions the host still
-   * holds for the requester, and the sessions of ended spawns. The spawn
+   * spawns in flight (starting or running by the host's word, and those
+   * whose run ended before their session was learned, marked `runEnded`:
+   * the addon finds their session by its nonce, and their last writes are
+   * no sign of work), the sessions the host still holds for the requester,
+   * and the sessions of ended spawns. The spawn
    * `self` names (the one being decided, reserved before its pre-flight)
    * is left out.
    * @param {string | undefined} requester
@@ -247,7 +250,7 @@ export class SpawnTracker {
   facts(requester, self) {
     const located = [...this.state.spawns.values()].filter((s) => s.cwd && s.nonce !== self);
     return {
-      inFlight: located.filter((s) => ['starting', 'running'].includes(this.hostState(s))).map((s) => ({
+      inFlight: located.filter((s) => this.#inFlight(s) || (!s.claudeSessionId && !s.failed)).map((s) => ({
         nonce: s.nonce,
         repoPath: s.repoPath,
         cwd: /** @type {string} */ (s.cwd),
@@ -255,6 +258,7 @@ export class SpawnTracker {
         childSessionKey: s.childSessionKey,
         startedAtMs: s.startedAt,
         started: s.started,
+        runEnded: !this.#inFlight(s),
       })),
       // A persistent spawn's session stays with the host between its tasks
       // (OpenClaw reports no end of a task started through tools.invoke);
@@ -264,6 +268,11 @@ export class SpawnTracker {
         .map((s) => ({ claudeSessionId: /** @type {string} */ (s.claudeSessionId), cwd: /** @type {string} */ (s.repoPath ?? s.cwd), childSessionKey: s.childSessionKey })),
       finishedSessionIds: [...this.state.finished],
     };
+  }
+
+  /** Whether the spawn is starting or running by the host's word. @param {Spawn} s */
+  #inFlight(s) {
+    return ['starting', 'running'].includes(this.hostState(s));
   }
 
   /** @param {(s: Spawn) => boolean} test */

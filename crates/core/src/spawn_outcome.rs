@@ -277,6 +277,8 @@ fn read_back(
             started_at: started,
             started: transcript.is_some() || r.child_session_key.is_some(),
             nonce: Some(r.nonce.clone()),
+            // The host recorded its run's end (its answer delivered).
+            run_ended: matches!(r.final_state.as_deref(), Some("waiting" | "ended")),
         }
         .phase(
             SystemTime::now(),

@@ -4,8 +4,10 @@
 //!
 //! The host (the OpenClaw plugin) only records facts: when it let a spawn
 //! through, whether the host was seen starting it, its Claude Code session
-//! once learned, and that the host reported its end (such a spawn is no
-//! longer in flight). Whether a spawn in flight still counts as running is
+//! once learned, and that the host reported its run ended (such a spawn is
+//! no longer in flight; one whose session is not learned yet is still
+//! handed over, [`InFlightSpawn::run_ended`], so that its session is found
+//! by its nonce and its last writes are not taken for work). Whether a spawn in flight still counts as running is
 //! decided here ([`InFlightSpawn::state`]), and what it is doing by what
 //! its session shows ([`InFlightSpawn::phase`]): the one state the busy
 //! guard of the pre-flight (`preflight::busy`) and the spawn outcomes
@@ -37,6 +39,11 @@ pub struct InFlightSpawn {
     /// Its nonce (the `spawn=` pair of its origin marker), by which its
     /// transcript is found before the host has learned its session.
     pub nonce: Option<String>,
+    /// The host reported its run ended (or is delivering its answer)
+    /// before its Claude Code session was learned (default false): it makes
+    /// no repository busy, and its session, found by its nonce, counts as
+    /// ended, so that its last writes are not taken for work.
+    pub run_ended: bool,
 }
 
 impl Default for InFlightSpawn {
@@ -49,6 +56,7 @@ impl Default for InFlightSpawn {
             started_at: None,
             started: true,
             nonce: None,
+            run_ended: false,
         }
     }
 }
@@ -149,7 +157,8 @@ impl SpawnPhase {
 
 impl InFlightSpawn {
     /// What the spawn is doing at `now`: its turn ended since it started,
-    /// it waits (process alive) or has ended, whatever its age; its session
+    /// or the host reported its run ended, it waits (process alive) or has
+    /// ended, whatever its age; its session
     /// shows it at work (process alive, transcript just written), it runs;
     /// else its [`state`](InFlightSpawn::state) decides: starting, running
     /// while its session is looked for, else failed (its session stopped
@@ -160,7 +169,7 @@ impl InFlightSpawn {
         policy: &SpawnPolicy,
         session: SessionSignals,
     ) -> SpawnPhase {
-        if session.turn_ended {
+        if session.turn_ended || self.run_ended {
             return if session.live {
                 SpawnPhase::Waiting
             } else {

@@ -4,7 +4,9 @@
 //! Three signals, strongest first:
 //! 1. a spawn of this gateway in flight there, as the host reports it and
 //!    as its phase makes it ([`InFlightSpawn::phase`]): one whose turn has
-//!    ended (its answer given) never counts, also within its start grace;
+//!    ended (its answer given), or whose run the host reported ended, never
+//!    counts, also within its start grace, and neither do its session's
+//!    process and last writes;
 //!    else starting or not learned yet, it counts on the host's word; with
 //!    its session known, only while that session shows it runs (signals 2
 //!    and 3 for that session);

@@ -359,6 +359,40 @@ fn a_spawn_that_has_given_its_answer_never_makes_its_repository_busy() {
 }
 
 #[test]
+fn a_spawn_whose_run_the_host_reported_ended_makes_no_repository_busy_before_its_session_is_learned(
+) {
+    let w = World::new();
+    let mut opts = w.options();
+    opts.in_flight = vec![InFlightSpawn {
+        cwd: w.repo.to_string_lossy().into_owned(),
+        started_at: Some(SystemTime::now() - Duration::from_secs(3)),
+        nonce: Some("ended000000001".into()),
+        ..InFlightSpawn::default()
+    }];
+    // Its transcript, found by its nonce, was written a second ago and
+    // shows a turn still open (the host ended the run mid-turn).
+    let written = w.session(
+        &w.repo,
+        A,
+        "Add tax\n\n---\n[openclaw:agent=main,spawn=ended000000001]",
+        &[],
+        Duration::from_secs(1),
+    );
+    at_work(&written);
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.guard, Some("busy"), "at work by its transcript");
+    // The host reported its run ended: neither the spawn nor its session's
+    // fresh write makes the repository busy, within its start grace too.
+    opts.in_flight[0].run_ended = true;
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    // Its transcript not found yet either: the host's word is enough.
+    fs::remove_file(written).unwrap();
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+}
+
+#[test]
 fn a_running_session_blocks_its_repository_and_only_its_repository() {
     let w = World::new();
     // A spawn of this gateway in flight in a folder of the repository.
@@ -371,6 +405,7 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
         started_at: None,
         started: true,
         nonce: None,
+        run_ended: false,
     }];
     let out = w.run(&w.request("Add tax", Some(&w.repo)), &opts);
     assert_eq!(out.decision, Decision::Block);
