@@ -277,8 +277,9 @@ fn read_back(
             started_at: started,
             started: transcript.is_some() || r.child_session_key.is_some(),
             nonce: Some(r.nonce.clone()),
-            // The host recorded its run's end (its answer delivered).
-            run_ended: matches!(r.final_state.as_deref(), Some("waiting" | "ended")),
+            // Its state is read from its session: a persistent spawn's
+            // session may be at work on a later task.
+            run_ended: false,
         }
         .phase(
             SystemTime::now(),
