@@ -1141,6 +1141,22 @@ export interface HookSettings {
 }
 
 /**
+ * A paired node's page (its JSON text, as `hostSessionsPageJson` writes
+ * it) read on a worker thread into `claude_code_sessions` rows: JSON text
+ * of `{ v, repositories, sessionCount, nextCursor, truncated, rows }`,
+ * each row a `sessionListToolPayload` session with `projectPath` and
+ * `host`, in the page's order. An error answer (`{ v, error }`) comes back
+ * as it is. Rejects with `E_PARSE` when the text is not a page.
+ */
+export declare function hostPageRowsJson(pageJson: string, host: RowHostInput, options?: HostPageRowsOptions | undefined | null): Promise<string>
+
+/** Options of `hostPageRowsJson` (all optional). */
+export interface HostPageRowsOptions {
+  /** Include sessions OpenClaw did not spawn (default true). */
+  includeNative?: boolean
+}
+
+/**
  * The briefing's facts of the repository `request.identity` names on this
  * host: the `ProjectStatus` of each of its local folders (`limit`,
  * `maxBytes` and `pathHint` as for `hostSessionsPage`; no cursor). What
@@ -2368,6 +2384,16 @@ export interface ResumeSlim {
 
 /** Makes a session id unusable for every later decision of every agent. */
 export declare function retireSession(sessionId: string, reason: string, options?: PinStoreOptions | undefined | null): Promise<void>
+
+/** The host a node's page came from, as each of its rows names it. */
+export interface RowHostInput {
+  /** `node:<nodeId>`. */
+  id: string
+  /** Its display name. */
+  name: string
+  /** The page was made of OpenClaw's session catalog. Left out: false. */
+  fallback?: boolean
+}
 
 /** A Claude Code session running in the repository. */
 export interface RunningSessionInfo {

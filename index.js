@@ -859,6 +859,7 @@ module.exports.findSpawnedSession = nativeBinding.findSpawnedSession
 module.exports.finishSpawnWorktree = nativeBinding.finishSpawnWorktree
 module.exports.gatherProjectStatus = nativeBinding.gatherProjectStatus
 module.exports.handoffStatus = nativeBinding.handoffStatus
+module.exports.hostPageRowsJson = nativeBinding.hostPageRowsJson
 module.exports.hostProjectStatus = nativeBinding.hostProjectStatus
 module.exports.hostSessionsPage = nativeBinding.hostSessionsPage
 module.exports.hostSessionsPageJson = nativeBinding.hostSessionsPageJson

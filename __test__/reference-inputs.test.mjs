@@ -288,6 +288,7 @@ test('repository identity and host pages: every field that may be left out left 
   assert.deepEqual(JSON.parse(await a.hostSessionsPageJson({ identity: {} })).sessions, []);
   assert.deepEqual((await a.hostProjectStatus({ identity: {} })).statuses, []);
   assert.equal(a.remoteWorkBriefing(TASK, [{ host: 'laptop', hostId: 'node:a', sessions: [{ sessionId: 'x' }] }]), null);
+  assert.deepEqual(JSON.parse(await a.hostPageRowsJson('{}', { id: 'node:a', name: 'laptop' })).rows, []);
 });
 
 test('every exported function that takes an object is called above', () => {

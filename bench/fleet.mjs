@@ -83,8 +83,8 @@ async function mergedListing(count, perNode, limit, latency, runs) {
   for (let r = 0; r < runs; r++) {
     const nodes = fleet(count, perNode, limit, latency);
     const t = performance.now();
-    const remote = await askNodes(nodes, { command: NODE_COMMANDS.sessions, request: { identity, pathHint: identity.path, limit }, timeoutMs: 10_000, shape: toolRows(true) });
-    const out = sessionsAcrossHosts(identity.path, { sessions: [], total: 0, activeCount: 0 }, 0, remote, true);
+    const remote = await askNodes(nodes, { command: NODE_COMMANDS.sessions, request: { identity, pathHint: identity.path, limit }, timeoutMs: 10_000, read: toolRows(true) });
+    const out = sessionsAcrossHosts(identity.path, { sessions: [], total: 0, activeCount: 0 }, 0, remote);
     times.push(performance.now() - t);
     bytes = nodes.bytes.total;
     merged = out.sessions.length;

@@ -35,7 +35,7 @@
  * @property {boolean} [enabled] ask paired nodes at all
  * @property {number} [timeoutMs] the longest one node is waited for
  * @property {boolean} [fallback] ask OpenClaw's Claude session catalog on nodes without the plugin
- * @property {number} [limit] sessions asked of each node
+ * @property {number} [limit] sessions asked of each node (1 to 1000; a node's page holds at most 200, the rest come page after page)
  * @property {number} [briefingLines] the most lines the pre-flight's briefing gives to other machines
  */
 /**

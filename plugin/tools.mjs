@@ -139,10 +139,10 @@ export function registerTools(api) {
         const a = addon();
         const repo = repositoryPath(repoPath, ctx);
         const started = Date.now();
-        const remote = askNodesAbout(api, repo, NODE_COMMANDS.sessions, { selection: nodeSelection(nodes), shape: toolRows(includeNative ?? true) });
+        const remote = askNodesAbout(api, repo, NODE_COMMANDS.sessions, { selection: nodeSelection(nodes), read: toolRows(includeNative ?? true) });
         const local = a.sessionListToolPayload(await a.discoverSessions(repo, discovery()), { includeNative: includeNative ?? true });
         const localMs = Date.now() - started;
-        return sessionsAcrossHosts(repo, local, localMs, await remote, includeNative ?? true);
+        return sessionsAcrossHosts(repo, local, localMs, await remote);
       }),
     tool('select_session', 'Select a Claude Code session',
       'Decide whether a task in a repository should resume an existing Claude Code session or start fresh (or wait for a running one), with the reason and the scores.',

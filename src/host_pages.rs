@@ -1,7 +1,8 @@
 //! What one host answers about a repository named by identity, and the
 //! briefing lines made of other hosts' answers: `localRepositories`,
 //! `hostSessionsPage` (and its JSON), `hostProjectStatus`,
-//! `remoteWorkBriefing`.
+//! `remoteWorkBriefing`; and a node's page read as tool rows on the gateway,
+//! `hostPageRowsJson`.
 
 use crate::claude_code::{DiscoverOptions, DiscoveredSession};
 use crate::error::{run_sync, CoreTask};
@@ -13,6 +14,7 @@ use napi_derive::napi;
 use session_intel_core::claude_code::host_page::{self as hp, HostSession};
 use session_intel_core::claude_code::local_repos::{local_repositories as find_local, LocalSearch};
 use session_intel_core::claude_code::{self as cc, DiscoveryCache, PersistentCache};
+use session_intel_core::host_rows;
 use session_intel_core::host_status;
 use session_intel_core::preflight::remote_work as rw;
 use session_intel_core::project_status as ps;
@@ -386,4 +388,50 @@ pub fn remote_work_briefing(
             &task, &hosts, max_lines, now,
         )))
     })
+}
+
+/// The host a node's page came from, as each of its rows names it.
+#[napi(object, object_to_js = false)]
+pub struct RowHostInput {
+    /// `node:<nodeId>`.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// The page was made of OpenClaw's session catalog. Left out: false.
+    pub fallback: Option<bool>,
+}
+
+/// Options of `hostPageRowsJson` (all optional).
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct HostPageRowsOptions {
+    /// Include sessions OpenClaw did not spawn (default true).
+    pub include_native: Option<bool>,
+}
+
+/// A paired node's page (its JSON text, as `hostSessionsPageJson` writes
+/// it) read on a worker thread into `claude_code_sessions` rows: JSON text
+/// of `{ v, repositories, sessionCount, nextCursor, truncated, rows }`,
+/// each row a `sessionListToolPayload` session with `projectPath` and
+/// `host`, in the page's order. An error answer (`{ v, error }`) comes back
+/// as it is. Rejects with `E_PARSE` when the text is not a page.
+#[napi(catch_unwind, ts_return_type = "Promise<string>")]
+pub fn host_page_rows_json(
+    page_json: String,
+    host: RowHostInput,
+    options: Option<HostPageRowsOptions>,
+) -> AsyncTask<CoreTask<String, String>> {
+    let include_native = options
+        .unwrap_or_default()
+        .include_native
+        .unwrap_or(session_intel_core::mcp::DEFAULT_INCLUDE_NATIVE);
+    let host = host_rows::RowHost {
+        id: host.id,
+        name: host.name,
+        fallback: host.fallback.unwrap_or_default(),
+    };
+    AsyncTask::new(CoreTask::new(
+        move || host_rows::host_page_rows_json(&page_json, &host, include_native),
+        |json| json,
+    ))
 }

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { settings } from '../config.mjs';
 import { NODE_COMMANDS, nodeAddon } from './protocol.mjs';
 import { askNodesAbout, reviveSession } from './listing.mjs';
+import { failedReport } from './fanout.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
 /** @typedef {import('./fanout.mjs').HostReport} HostReport */
@@ -36,7 +37,7 @@ export async function askNodesForSpawn(api, cwd, deadline) {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve({ reports: [{ hostId: 'node:*', name: 'paired nodes', status: 'timeout', ms: 0, message: 'the nodes were not listed before the deadline', fallback: false, sessions: 0 }], answers: [] }), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => resolve({ reports: [failedReport('node:*', 'paired nodes', 'timeout', 0, 'the nodes were not listed before the deadline')], answers: [] }), Math.max(0, deadline - Date.now()));
     timer.unref?.();
   });
   try {

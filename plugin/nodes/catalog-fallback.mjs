@@ -19,12 +19,14 @@ import { CATALOG_LIST_COMMAND, lastPathPart, repositoryName } from './protocol.m
 const CATALOG_LIMIT = 100;
 
 /**
- * The catalog command and its parameters for the repository `identity`.
+ * The catalog command and its parameters for the repository `identity`:
+ * its first page, or the one after `cursor` (a page's `nextCursor`).
  * @param {Identity} identity
- * @returns {{ command: string, params: { limit: number, searchTerm: string } }}
+ * @param {string} [cursor]
+ * @returns {{ command: string, params: { limit: number, searchTerm: string, cursor?: string } }}
  */
-export function catalogRequest(identity) {
-  return { command: CATALOG_LIST_COMMAND, params: { limit: CATALOG_LIMIT, searchTerm: repositoryName(identity).slice(0, 500) } };
+export function catalogRequest(identity, cursor) {
+  return { command: CATALOG_LIST_COMMAND, params: { limit: CATALOG_LIMIT, searchTerm: repositoryName(identity).slice(0, 500), ...(cursor ? { cursor } : {}) } };
 }
 
 /**
@@ -50,17 +52,19 @@ function hostSession(row) {
 
 /**
  * The catalog's answer as a host page: the rows of the repository only
- * (see the header), newest first.
+ * (see the header), newest first, and the catalog's `nextCursor` (its
+ * next page may hold more of them).
  * @param {Identity} identity
  * @param {unknown} answer the command's payload: `{ sessions, nextCursor? }`
  * @returns {HostPage}
  */
 export function catalogPage(identity, answer) {
-  const rows = /** @type {{ sessions?: unknown }} */ (answer ?? {}).sessions;
+  const { sessions: rows, nextCursor } = /** @type {{ sessions?: unknown, nextCursor?: unknown }} */ (answer ?? {});
   if (!Array.isArray(rows)) throw Object.assign(new Error('the catalog answered no sessions list'), { code: 'E_NODE_ANSWER' });
   const name = repositoryName(identity).toLowerCase();
   const mine = rows.filter((r) => r && typeof r.threadId === 'string' && typeof r.cwd === 'string' && name !== '' && lastPathPart(r.cwd).toLowerCase() === name);
   const sessions = mine.map(hostSession).sort((a, b) => Number(b.lastModified) - Number(a.lastModified));
   const repositories = [...new Set(sessions.map((s) => /** @type {string} */ (s.projectPath)))];
-  return { v: 1, repositories, sessions, nextCursor: null, truncated: rows.length >= CATALOG_LIMIT };
+  const next = typeof nextCursor === 'string' && nextCursor ? nextCursor : null;
+  return { v: 1, repositories, sessions, nextCursor: next, truncated: next !== null };
 }

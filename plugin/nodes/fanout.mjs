@@ -6,11 +6,13 @@
 // plugin's command nor the catalog fallback is invocable there) or `error`
 // (with the message), and how long it took. A node without the plugin's
 // command but with OpenClaw's Claude session catalog answers through it
-// (catalog-fallback.mjs), marked `fallback`. Nodes installed alongside
-// the gateway (`gatewayLocal`) are skipped: their sessions are the
-// gateway's own.
+// (catalog-fallback.mjs), marked `fallback`. A page that ends with a
+// `nextCursor` before the `limit` asked for is followed by the next one,
+// within the node's time and at most MAX_PAGES pages. Nodes installed
+// alongside the gateway (`gatewayLocal`) are skipped: their sessions are
+// the gateway's own.
 
-import { MAX_ANSWER_BYTES } from './protocol.mjs';
+import { MAX_ANSWER_BYTES, MAX_PAGE_LIMIT } from './protocol.mjs';
 import { catalogPage, catalogRequest } from './catalog-fallback.mjs';
 
 /** @typedef {import('./protocol.mjs').HostRequest} HostRequest */
@@ -18,10 +20,12 @@ import { catalogPage, catalogRequest } from './catalog-fallback.mjs';
 /** @typedef {'ok' | 'offline' | 'timeout' | 'no-plugin' | 'error'} HostStatus */
 /**
  * What one host did: its id (`gateway` or `node:<nodeId>`), display name,
- * status, the time it took in milliseconds, the message of a failure,
- * whether it answered through OpenClaw's catalog, and how many sessions it
- * gave.
- * @typedef {{ hostId: string, name: string, status: HostStatus, ms: number, message?: string, fallback: boolean, sessions: number }} HostReport
+ * status, the time it took in milliseconds, the message of a failure (or
+ * of why its pages stopped early), whether it answered through OpenClaw's
+ * catalog, how many sessions it gave, and whether it holds more than it
+ * gave (its last page named a next one: more than the `limit` asked for,
+ * or pages left when MAX_PAGES or its time ran out).
+ * @typedef {{ hostId: string, name: string, status: HostStatus, ms: number, message?: string, fallback: boolean, sessions: number, more: boolean }} HostReport
  */
 /** The host a result came from. @typedef {{ id: string, name: string, fallback: boolean }} Host */
 /** One host's answer. @typedef {{ host: Host, answer: any }} HostAnswer */
@@ -39,12 +43,34 @@ import { catalogPage, catalogRequest } from './catalog-fallback.mjs';
  * @typedef {{ nodeId: string, displayName?: string, connected?: boolean, gatewayLocal?: boolean, commands?: string[], invocableCommands?: string[] }} NodeEntry
  */
 /**
+ * How the JSON text of one page a node answered becomes what the caller
+ * keeps, as it arrives (while slower nodes are still awaited); JSON.parse
+ * when none is given. What it makes must keep the page's `error`,
+ * `nextCursor` and `truncated`, and its `sessions` or their number as
+ * `sessionCount`.
+ * @typedef {(text: string, host: Host) => any} ReadPage
+ */
+/**
  * A fan-out: the command and request, which nodes, the per-node timeout,
  * the deadline (epoch ms) no node is waited for past, whether a node
- * without the command may answer through the catalog, and what to make of
- * each answer as it arrives (while slower nodes are still awaited).
- * @typedef {{ command: string, request: HostRequest, selection?: NodeSelection, timeoutMs: number, deadline?: number, fallback?: boolean, shape?: (answer: any, host: Host) => any, now?: () => number }} FanOut
+ * without the command may answer through the catalog, and how each page is
+ * read.
+ * @typedef {{ command: string, request: HostRequest, selection?: NodeSelection, timeoutMs: number, deadline?: number, fallback?: boolean, read?: ReadPage, now?: () => number }} FanOut
  */
+
+/** The most pages one node is asked for in one fan-out (each within the node's one timeout). */
+export const MAX_PAGES = 5;
+
+/**
+ * The report of a host that gave nothing.
+ * @param {string} hostId
+ * @param {string} name
+ * @param {HostStatus} status
+ * @param {number} ms
+ * @param {string} message
+ * @returns {HostReport}
+ */
+export const failedReport = (hostId, name, status, ms, message) => ({ hostId, name, status, ms, message, fallback: false, sessions: 0, more: false });
 
 /** A node's host id. @param {string} nodeId */
 export const nodeHostId = (nodeId) => `node:${nodeId}`;
@@ -82,17 +108,22 @@ class HostFailure extends Error {
 }
 
 /**
- * The payload of a `nodes.invoke` result (`{ ok, payload, payloadJSON }`),
- * parsed and bounded.
+ * The JSON text of a `nodes.invoke` result (`{ ok, payload, payloadJSON }`),
+ * bounded.
  * @param {any} result
+ * @returns {string}
  */
-export function invokePayload(result) {
+export function invokeText(result) {
   if (result?.ok === false) throw new HostFailure(statusOf(result.error ?? result), messageOf(result.error ?? result));
-  const raw = typeof result?.payloadJSON === 'string' ? result.payloadJSON : typeof result?.payload === 'string' ? result.payload : undefined;
-  if (raw === undefined) return result?.payload;
+  const raw = typeof result?.payloadJSON === 'string' ? result.payloadJSON : typeof result?.payload === 'string' ? result.payload : JSON.stringify(result?.payload ?? null);
   if (raw.length > MAX_ANSWER_BYTES * 2) throw new HostFailure('error', `the answer is ${raw.length} bytes, over the ${MAX_ANSWER_BYTES * 2}-byte bound`);
+  return raw;
+}
+
+/** JSON text parsed; not JSON: a failure of the node. @param {string} text */
+function parsed(text) {
   try {
-    return JSON.parse(raw);
+    return JSON.parse(text);
   } catch {
     throw new HostFailure('error', 'the answer is not JSON');
   }
@@ -138,32 +169,92 @@ async function within(work, ms, controller) {
   }
 }
 
+/** How many sessions a page (as read) holds. @param {any} page */
+const sessionsOf = (page) => (Array.isArray(page?.sessions) ? page.sessions.length : Number(page?.sessionCount) || 0);
+
+/**
+ * A node's pages as one: their sessions (and rows) in order, the folders
+ * of all, the last one's `nextCursor` and `truncated`.
+ * @param {any[]} pages
+ */
+function joinPages(pages) {
+  if (pages.length === 1) return pages[0];
+  const last = pages[pages.length - 1];
+  /** @type {Record<string, any>} */
+  const joined = { ...pages[0], nextCursor: last.nextCursor ?? null, truncated: Boolean(last.truncated), sessionCount: pages.reduce((n, p) => n + sessionsOf(p), 0) };
+  for (const key of ['sessions', 'rows']) if (Array.isArray(pages[0][key])) joined[key] = pages.flatMap((p) => p[key] ?? []);
+  if (Array.isArray(pages[0].repositories)) joined.repositories = [...new Set(pages.flatMap((p) => p.repositories ?? []))];
+  return joined;
+}
+
+/**
+ * Asks one connected node for one page (the next after `cursor`, of at
+ * most `limit` sessions), within `ms`: the plugin's command, or the
+ * catalog's when `fallback`; read by `ask.read`.
+ * @param {NodesRuntime} nodes
+ * @param {NodeEntry} node
+ * @param {FanOut} ask
+ * @param {{ fallback: boolean, cursor?: string, limit?: number, ms: number }} page
+ */
+async function askPage(nodes, node, ask, { fallback, cursor, limit, ms }) {
+  const call = fallback ? catalogRequest(ask.request.identity, cursor) : { command: ask.command, params: { ...ask.request, ...(limit === undefined ? {} : { limit }), ...(cursor ? { cursor } : {}) } };
+  const controller = new AbortController();
+  const text = invokeText(await within(nodes.invoke({ nodeId: node.nodeId, command: call.command, params: call.params, timeoutMs: ms, signal: controller.signal }), ms, controller));
+  const host = hostOf(node, fallback);
+  if (fallback) {
+    const page = catalogPage(ask.request.identity, parsed(text));
+    return ask.read ? ask.read(JSON.stringify(page), host) : page;
+  }
+  const page = ask.read ? await ask.read(text, host) : parsed(text);
+  if (page?.error) throw new HostFailure('error', `${page.error.code ?? 'E_INTERNAL'}: ${page.error.message ?? 'failed'}`);
+  return page;
+}
+
 /**
  * Asks one connected node: the plugin's command when the node can answer
- * it, else the catalog fallback when allowed.
+ * it, else the catalog fallback when allowed; page after page while a page
+ * names a next one and fewer sessions than `ask.request.limit` came, at
+ * most MAX_PAGES, all within `ms`. A later page that fails or finds no
+ * time left ends the pages: those that came are kept, with the reason.
  * @param {NodesRuntime} nodes
  * @param {NodeEntry} node
  * @param {FanOut} ask
  * @param {number} ms the node's time
- * @returns {Promise<{ answer: any, fallback: boolean }>}
+ * @returns {Promise<{ answer: any, fallback: boolean, more: boolean, stopped?: string }>}
  */
 async function askNode(nodes, node, ask, ms) {
+  const now = ask.now ?? Date.now;
+  const until = now() + ms;
   const offered = new Set(node.invocableCommands ?? node.commands ?? []);
   const fallback = !offered.has(ask.command);
-  /** @type {{ command: string, params: unknown }} */
-  let call = { command: ask.command, params: ask.request };
   if (fallback) {
-    const viaCatalog = catalogRequest(ask.request.identity);
-    if (!ask.fallback || !offered.has(viaCatalog.command)) throw new HostFailure('no-plugin', `the node offers neither ${ask.command} nor ${ask.fallback ? viaCatalog.command : 'a fallback'}; install the plugin there and approve its commands (openclaw nodes approve)`);
-    call = viaCatalog;
+    const viaCatalog = catalogRequest(ask.request.identity).command;
+    if (!ask.fallback || !offered.has(viaCatalog)) throw new HostFailure('no-plugin', `the node offers neither ${ask.command} nor ${ask.fallback ? viaCatalog : 'a fallback'}; install the plugin there and approve its commands (openclaw nodes approve)`);
   }
-  if (ms <= 0) throw new HostFailure('timeout', 'no time left within the deadline');
-  const controller = new AbortController();
-  const result = await within(nodes.invoke({ nodeId: node.nodeId, command: call.command, params: call.params, timeoutMs: ms, signal: controller.signal }), ms, controller);
-  const payload = invokePayload(result);
-  if (!fallback && payload?.error) throw new HostFailure('error', `${payload.error.code ?? 'E_INTERNAL'}: ${payload.error.message ?? 'failed'}`);
-  const answer = fallback ? catalogPage(ask.request.identity, payload) : payload;
-  return { answer: ask.shape ? ask.shape(answer, hostOf(node, fallback)) : answer, fallback };
+  const want = ask.request.limit;
+  const pages = [];
+  let got = 0;
+  /** @type {string | undefined} */
+  let cursor;
+  /** @type {string | undefined} */
+  let stopped;
+  do {
+    const left = until - now();
+    try {
+      if (left <= 0) throw new HostFailure('timeout', 'no time left within the deadline');
+      // A later page asks only for what is still missing.
+      const limit = want === undefined || fallback ? undefined : Math.min(want - got, MAX_PAGE_LIMIT);
+      pages.push(await askPage(nodes, node, ask, { fallback, cursor, limit, ms: left }));
+    } catch (e) {
+      if (!pages.length) throw e;
+      stopped = `stopped after ${pages.length} page${pages.length > 1 ? 's' : ''}: ${messageOf(e)}`;
+      break;
+    }
+    const last = pages[pages.length - 1];
+    got += sessionsOf(last);
+    cursor = typeof last?.nextCursor === 'string' && last.nextCursor ? last.nextCursor : undefined;
+  } while (cursor && (want === undefined || got < want) && pages.length < MAX_PAGES);
+  return { answer: joinPages(pages), fallback, more: cursor !== undefined, stopped };
 }
 
 /**
@@ -198,14 +289,14 @@ export async function askNodes(nodes, ask) {
     const { id: hostId, name } = hostOf(node, false);
     const s = settled[i];
     if (s.status === 'fulfilled') {
-      const count = Array.isArray(s.value.answer?.sessions) ? s.value.answer.sessions.length : 0;
-      reports.push({ hostId, name, status: 'ok', ms: times[i], fallback: s.value.fallback, sessions: count });
+      const { answer, fallback, more, stopped } = s.value;
+      reports.push({ hostId, name, status: 'ok', ms: times[i], ...(stopped ? { message: stopped } : {}), fallback, sessions: sessionsOf(answer), more });
       answers.push({ host: hostOf(node, s.value.fallback), answer: s.value.answer });
     } else {
       const e = s.reason;
-      reports.push({ hostId, name, status: e instanceof HostFailure ? e.status : statusOf(e), ms: times[i], message: messageOf(e), fallback: false, sessions: 0 });
+      reports.push(failedReport(hostId, name, e instanceof HostFailure ? e.status : statusOf(e), times[i], messageOf(e)));
     }
   });
-  for (const name of unknown) reports.push({ hostId: `node:${name}`, name, status: 'offline', ms: 0, message: 'no paired node has this id or name', fallback: false, sessions: 0 });
+  for (const name of unknown) reports.push(failedReport(`node:${name}`, name, 'offline', 0, 'no paired node has this id or name'));
   return { reports, answers };
 }

@@ -6,7 +6,7 @@
 
 import { coded } from '../host.mjs';
 import { settings } from '../config.mjs';
-import { askNodes } from './fanout.mjs';
+import { askNodes, failedReport } from './fanout.mjs';
 import { NODE_COMMANDS, namesRepository, nodeAddon } from './protocol.mjs';
 
 /** @typedef {import('../host.mjs').Api} Api */
@@ -81,10 +81,10 @@ export function reviveSession(s) {
  * @param {Api} api
  * @param {string} repoPath
  * @param {string} command
- * @param {{ selection: NodeSelection, deadline?: number, limit?: number, shape?: (answer: any, host: Host) => any }} options `shape` as for `askNodes`
+ * @param {{ selection: NodeSelection, deadline?: number, limit?: number, read?: import('./fanout.mjs').ReadPage }} options `read` as for `askNodes`
  * @returns {Promise<{ reports: HostReport[], answers: HostAnswer[] }>}
  */
-export async function askNodesAbout(api, repoPath, command, { selection, deadline, limit, shape }) {
+export async function askNodesAbout(api, repoPath, command, { selection, deadline, limit, read }) {
   const config = settings(api).nodes;
   const nodes = nodesRuntime(api);
   if (!config.enabled || !nodes || selection === 'none') return { reports: [], answers: [] };
@@ -98,58 +98,55 @@ export async function askNodesAbout(api, repoPath, command, { selection, deadlin
       selection,
       timeoutMs: config.timeoutMs,
       deadline,
-      shape,
+      read,
       // OpenClaw's catalog lists sessions; it has no project status.
       fallback: config.fallback && command !== NODE_COMMANDS.status,
     });
   } catch (e) {
     // The gateway's list of nodes or the repository's identity failed: no node was asked.
     const { code, message } = coded(e);
-    return { reports: [{ hostId: 'node:*', name: 'paired nodes', status: 'error', ms: Date.now() - started, message: `${code}: ${message}`, fallback: false, sessions: 0 }], answers: [] };
+    return { reports: [failedReport('node:*', 'paired nodes', 'error', Date.now() - started, `${code}: ${message}`)], answers: [] };
   }
 }
 
 /** The gateway's own report. @param {number} ms @param {number} sessions @returns {HostReport} */
-export const gatewayReport = (ms, sessions) => ({ hostId: GATEWAY_HOST.id, name: GATEWAY_HOST.name, status: 'ok', ms, fallback: false, sessions });
+export const gatewayReport = (ms, sessions) => ({ hostId: GATEWAY_HOST.id, name: GATEWAY_HOST.name, status: 'ok', ms, fallback: false, sessions, more: false });
 
 /**
- * A node's page with its sessions as `claude_code_sessions` rows (the
- * addon's tool payload, with `host` and `projectPath`) in `rows`: the
- * `shape` of the tool's fan-out, so that each page is converted as it
- * arrives.
+ * How the tools read a node's page: its sessions as `claude_code_sessions`
+ * rows (the addon's tool payload, with `host` and `projectPath`) in `rows`,
+ * made by the addon on a worker thread from the page's JSON text
+ * (`hostPageRowsJson`), so that the gateway's event loop only parses the
+ * rows of each page as it arrives.
  * @param {boolean} includeNative
- * @returns {(answer: any, host: Host) => any}
+ * @returns {import('./fanout.mjs').ReadPage}
  */
 export function toolRows(includeNative) {
-  return (answer, host) => {
-    const sessions = Array.isArray(answer?.sessions) ? answer.sessions : [];
-    const where = new Map(sessions.map((/** @type {any} */ s) => [s.sessionId, s.projectPath]));
-    const payload = /** @type {any} */ (nodeAddon()).sessionListToolPayload(sessions.map(reviveSession), { includeNative });
-    return { ...answer, rows: payload.sessions.map((/** @type {any} */ s) => ({ ...s, projectPath: where.get(s.sessionId) ?? null, host })) };
-  };
+  return async (text, host) => JSON.parse(await nodeAddon().hostPageRowsJson(text, host, { includeNative }));
 }
 
 /**
  * The `claude_code_sessions` payload across hosts: the gateway's own
- * payload and the nodes' pages (shaped by `toolRows`), each session with
- * its `host`, newest first, and `hosts`: the gateway's report, then each
+ * payload and the nodes' pages (read by `toolRows`), each session with its
+ * `host`, newest first, and `hosts`: the gateway's report, then each
  * node's.
  * @param {string} repoPath the repository's folder on the gateway
  * @param {{ sessions: any[], total: number, activeCount: number }} local the gateway's `sessionListToolPayload`
  * @param {number} localMs
  * @param {{ reports: HostReport[], answers: HostAnswer[] }} remote
- * @param {boolean} includeNative
  */
-export function sessionsAcrossHosts(repoPath, local, localMs, remote, includeNative) {
+export function sessionsAcrossHosts(repoPath, local, localMs, remote) {
   const rows = local.sessions.map((s) => ({ ...s, projectPath: repoPath, host: GATEWAY_HOST }));
-  const shape = toolRows(includeNative);
-  for (const { host, answer } of remote.answers) rows.push(...(answer?.rows ?? shape(answer, host).rows));
-  rows.sort((x, y) => Date.parse(y.lastModified) - Date.parse(x.lastModified));
+  for (const { answer } of remote.answers) if (Array.isArray(answer?.rows)) for (const row of answer.rows) rows.push(row);
+  // Each row's time is parsed once, not at every comparison of the sort.
+  const keyed = rows.map((row) => ({ row, at: Date.parse(row.lastModified) }));
+  keyed.sort((x, y) => y.at - x.at);
+  const sessions = keyed.map((k) => k.row);
   return {
     ...local,
-    sessions: rows,
-    total: rows.length,
-    activeCount: rows.filter((s) => s.isRunning).length,
+    sessions,
+    total: sessions.length,
+    activeCount: sessions.filter((s) => s.isRunning).length,
     hosts: [gatewayReport(localMs, local.sessions.length), ...remote.reports],
   };
 }

@@ -23,6 +23,9 @@ export const CATALOG_LIST_COMMAND = 'anthropic.claude.sessions.list.v1';
 /** The most JSON one node answer may hold, on the node (the addon's bound) and on the gateway. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/** The most sessions one page of a node holds (the node commands' `limit`, 1 to this). */
+export const MAX_PAGE_LIMIT = 200;
+
 /** The platforms on which the gateway allows the plugin's node commands without an allowlist entry. */
 export const NODE_PLATFORMS = /** @type {const} */ (['linux', 'macos', 'windows']);
 
@@ -53,6 +56,7 @@ export const NODE_PLATFORMS = /** @type {const} */ (['linux', 'macos', 'windows'
  * @property {(repoPath: string) => Promise<{ path: string, remote: string | null, rootCommit: string | null }>} repositoryIdentity
  * @property {(request: HostRequest & { claudeConfigDir?: string, maxBytes?: number }) => Promise<string>} hostSessionsPageJson
  * @property {(request: HostRequest & { claudeConfigDir?: string, maxBytes?: number }) => Promise<any>} hostProjectStatus
+ * @property {(pageJson: string, host: { id: string, name: string, fallback?: boolean }, options?: { includeNative?: boolean }) => Promise<string>} hostPageRowsJson
  * @property {(task: string, hosts: Array<{ host: string, hostId: string, sessions: any[], fallback?: boolean }>, options?: { maxLines?: number, now?: number }) => string | null} remoteWorkBriefing
  */
 

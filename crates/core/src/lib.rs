@@ -12,6 +12,7 @@ mod fast_map;
 pub mod fs_safe;
 pub mod handoff;
 pub mod hooks;
+pub mod host_rows;
 pub mod host_status;
 pub mod js_number;
 mod json_blocks;

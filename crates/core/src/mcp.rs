@@ -82,8 +82,10 @@ impl SessionFacts {
     }
 }
 
-/// A session as `openclaw_session_list` lists it.
-#[derive(Debug, Clone, PartialEq)]
+/// A session as `openclaw_session_list` lists it (its JSON: the fields in
+/// camelCase, those absent left out).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ListedSession {
     /// Claude Code's session id.
     pub session_id: String,
@@ -91,6 +93,7 @@ pub struct ListedSession {
     pub source: String,
     /// The OpenClaw agent of the session: the registry's, else its origin
     /// marker's; absent for a session neither names.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
     /// Git branch the session is on, or "unknown".
     pub branch: String,
@@ -102,11 +105,14 @@ pub struct ListedSession {
     /// Non-blank lines of the transcript.
     pub message_count: u64,
     /// Cost in USD the registry recorded; absent for `native-only` sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
     /// Turns the registry recorded; absent for `native-only` sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub turns: Option<f64>,
     /// The registry's last task; absent for `native-only` sessions and entries
     /// without tasks.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_task: Option<String>,
     /// The host said it runs now.
     pub is_running: bool,
