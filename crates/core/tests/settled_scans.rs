@@ -5,6 +5,10 @@
 //! beside it would add to.
 #![cfg(target_os = "linux")]
 
+#[path = "integration/util/proc_io.rs"]
+mod proc_io;
+
+use proc_io::read_calls;
 use session_intel_core::claude_code::cache::scan_store::{self, cache_file};
 use session_intel_core::claude_code::{
     discover_sessions, DiscoverOptions, DiscoveredSession, DiscoveryCache, PersistentCache,
@@ -20,16 +24,6 @@ const SLUG: &str = "-home-USER-projects-spotter-worktrees-spotter-4te";
 const MAIN: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
 /// Extra sessions, copies of the fixture's main transcript.
 const COPIES: usize = 20;
-
-/// Read calls (`read`, `pread`, ...) this process has made so far.
-fn read_calls() -> u64 {
-    let io = fs::read_to_string("/proc/self/io").unwrap();
-    io.lines()
-        .find_map(|l| l.strip_prefix("syscr: "))
-        .unwrap()
-        .parse()
-        .unwrap()
-}
 
 fn options(config: &Path, cache_dir: &Path) -> DiscoverOptions {
     DiscoverOptions {

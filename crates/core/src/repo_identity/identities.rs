@@ -19,7 +19,9 @@
 use super::identity::{same_repository, RepositoryIdentity};
 use super::remote_url::normalize_remote_url;
 use super::root_commit::root_commit;
+use crate::claude_code::cache::settled::had_settled;
 use crate::fs_safe::json_file::{read_json, update_json};
+use crate::platform::FileStat;
 use crate::project_status::repo_cache::with_repository;
 use crate::repo_path::RepoPath;
 use git2::{Oid, Repository};
@@ -27,7 +29,7 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 /// The index file's name in the persistent cache folder.
 pub const INDEX_FILE: &str = "repositories.json";
@@ -72,17 +74,71 @@ struct Loaded {
     folders: Vec<(String, Known)>,
 }
 
-/// How long what [`Identities::moved_away`] found for a folder is used
-/// again without a look (while the index file is unchanged): discovery
-/// asks on every call, and a repository moves seldom.
-pub const MOVED_RECHECK: Duration = Duration::from_secs(2);
+/// The git files a repository's identity is read from, and their stat data
+/// as they were just before it was read: the `HEAD` of its git dir, the
+/// `config` and `packed-refs` of its common dir (a linked worktree's are
+/// the main repository's) and the loose ref `HEAD` names. While every one
+/// has the stat data it had (absent ones still absent) and they had all
+/// settled when they were read ([`had_settled`]), the identity read from
+/// them still holds, and [`Identities::moved_away`] uses it without
+/// reading git's files again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct GitSources {
+    /// Each file, with its stat data (none: it was absent).
+    files: Vec<(PathBuf, Option<FileStat>)>,
+    /// Every file present had settled before it was read.
+    settled: bool,
+}
 
-/// What [`Identities::moved_away`] found for a folder, and when.
+impl GitSources {
+    /// The sources of `repo`, stat'ed now; `observed` is a time taken
+    /// before any of them was read.
+    fn of(repo: &Repository, observed: SystemTime) -> GitSources {
+        let common = repo.commondir();
+        let mut paths = vec![
+            repo.path().join("HEAD"),
+            common.join("config"),
+            common.join("packed-refs"),
+        ];
+        let named = repo
+            .find_reference("HEAD")
+            .ok()
+            .and_then(|h| h.symbolic_target().ok().flatten().map(str::to_owned));
+        paths.extend(named.map(|r| common.join(r)));
+        let files: Vec<(PathBuf, Option<FileStat>)> = paths
+            .into_iter()
+            .map(|p| {
+                let stat = stat_of(&p);
+                (p, stat)
+            })
+            .collect();
+        let settled = files.iter().all(|(_, stat)| {
+            stat.is_none_or(|st| had_settled(st.ctime_ns.max(st.mtime_ns), observed))
+        });
+        GitSources { files, settled }
+    }
+
+    /// Whether what was read from them still holds: they had settled and
+    /// none changed since.
+    fn vouch(&self) -> bool {
+        self.settled && self.files.iter().all(|(p, stat)| stat_of(p) == *stat)
+    }
+}
+
+/// The stat data of the file at `path`; none when it cannot be stat'ed.
+fn stat_of(path: &Path) -> Option<FileStat> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    FileStat::of(path, &meta).ok()
+}
+
+/// What [`Identities::moved_away`] found for a folder: its identity and
+/// the git files it was read from.
 #[derive(Debug)]
 struct MovedLook {
-    at: Instant,
-    index_mtime: Option<SystemTime>,
-    folders: Vec<PathBuf>,
+    /// The identity read.
+    identity: RepositoryIdentity,
+    /// The files it was read from.
+    sources: GitSources,
 }
 
 /// Identities of repositories, kept in memory and in the index file.
@@ -139,18 +195,34 @@ impl Identities {
         index_dir: Option<&Path>,
         want_root: bool,
     ) -> RepositoryIdentity {
+        self.identity_read(path, index_dir, want_root, None).0
+    }
+
+    /// [`Identities::identity`], with the git files it was read from when
+    /// `observed` (a time taken before) is given; none outside a repository.
+    fn identity_read(
+        &self,
+        path: &Path,
+        index_dir: Option<&Path>,
+        want_root: bool,
+        observed: Option<SystemTime>,
+    ) -> (RepositoryIdentity, Option<GitSources>) {
         let asked = RepoPath::of(path);
         let found = with_repository(&asked, |repo| {
+            // Stat'ed before they are read: a change while they are read
+            // leaves stat data that no longer vouch.
+            let sources = observed.map(|at| GitSources::of(repo, at));
             let p = probe(repo);
             let need_root = want_root || p.remote.is_none();
             let known = self.root_known(repo, &p, index_dir, need_root);
-            (p, known)
+            (p, known, sources)
         });
-        let Some((p, known)) = found else {
-            return RepositoryIdentity {
+        let Some((p, known, sources)) = found else {
+            let identity = RepositoryIdentity {
                 path: asked.to_string_lossy().into_owned(),
                 ..RepositoryIdentity::default()
             };
+            return (identity, None);
         };
         let top = p.top.to_string_lossy().into_owned();
         self.known
@@ -160,7 +232,7 @@ impl Identities {
         if let Some(dir) = index_dir {
             self.remember(dir, &top, &known);
         }
-        known.identity(&top)
+        (known.identity(&top), sources)
     }
 
     /// What is known of the repository `p`, its root commit found when
@@ -306,41 +378,43 @@ impl Identities {
     /// The folders the repository at `repo` was seen at before it was moved
     /// or renamed: folders of the index in `index_dir` that held a
     /// repository of the same identity and no longer exist. The repository
-    /// is remembered in the index at `repo` on the way. A look is used again
-    /// for [`MOVED_RECHECK`] while the index file is unchanged.
+    /// is remembered in the index at `repo` on the way. Its identity is
+    /// read again only when a git file it is read from changed (see
+    /// [`GitSources`]); the index and the folders' existence are looked at
+    /// on every call.
     pub fn moved_away(&self, repo: &Path, index_dir: &Path) -> Vec<PathBuf> {
-        let mtime = || {
-            std::fs::metadata(index_dir.join(INDEX_FILE))
-                .and_then(|m| m.modified())
-                .ok()
-        };
-        let before = mtime();
-        if let Some(look) = self
+        let kept = self
             .moved
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(repo)
-        {
-            if look.at.elapsed() < MOVED_RECHECK && look.index_mtime == before && before.is_some() {
-                return look.folders.clone();
+            .filter(|look| look.sources.vouch())
+            .map(|look| look.identity.clone());
+        let identity = match kept {
+            Some(identity) => identity,
+            None => {
+                let (identity, sources) =
+                    self.identity_read(repo, Some(index_dir), false, Some(SystemTime::now()));
+                let mut moved = self.moved.lock().unwrap_or_else(|e| e.into_inner());
+                match sources {
+                    Some(sources) => {
+                        let look = MovedLook {
+                            identity: identity.clone(),
+                            sources,
+                        };
+                        moved.insert(repo.to_path_buf(), look);
+                    }
+                    None => {
+                        moved.remove(repo);
+                    }
+                }
+                identity
             }
+        };
+        if identity.remote.is_none() && identity.root_commit.is_none() {
+            return Vec::new();
         }
-        let identity = self.identity(repo, Some(index_dir), false);
-        let folders = if identity.remote.is_none() && identity.root_commit.is_none() {
-            Vec::new()
-        } else {
-            self.remembered(index_dir, &identity, false)
-        };
-        let look = MovedLook {
-            at: Instant::now(),
-            index_mtime: mtime(),
-            folders: folders.clone(),
-        };
-        self.moved
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(repo.to_path_buf(), look);
-        folders
+        self.remembered(index_dir, &identity, false)
     }
 
     /// The folders of the index in `dir` that held the repository `identity`

@@ -3,7 +3,7 @@
 //! the sessions of a repository whose folder was moved or renamed.
 
 use crate::util::claude_fixture::place;
-use crate::util::git_repo::{commit, git_in, new_repo};
+use crate::util::git_repo::{commit, git_in, new_repo, set_origin};
 use session_intel_core::claude_code::{
     discover_sessions, DiscoverOptions, DiscoveryCache, PersistentCache,
 };
@@ -311,4 +311,62 @@ fn a_moved_repository_keeps_its_sessions_and_takes_no_other_repositorys() {
     let gamma_moved = work.join("gamma-moved");
     fs::rename(&gamma, &gamma_moved).unwrap();
     assert_eq!(discovered(&cache, &gamma_moved, &base), []);
+}
+
+/// The folder `dir`, remembered in the index in `index`, then removed:
+/// a folder the index holds that no longer exists.
+fn seen_then_gone(dir: &Path, index: &Path) -> PathBuf {
+    Identities::new().identity(dir, Some(index), true);
+    fs::remove_dir_all(dir).unwrap();
+    dir.to_path_buf()
+}
+
+#[test]
+fn a_moved_look_is_read_again_as_soon_as_the_remote_or_head_changes() {
+    let (_tmp, base) = base();
+    let index = base.join("cache");
+    let with_remote = |name: &str, url: &str| {
+        let dir = new_repo(&base, name);
+        set_origin(&dir, url);
+        commit(&dir, name, 100);
+        dir
+    };
+    let old_shop = seen_then_gone(
+        &with_remote("old-shop", "git@github.com:acme/shop.git"),
+        &index,
+    );
+    let old_blog = seen_then_gone(
+        &with_remote("old-blog", "https://github.com/acme/blog"),
+        &index,
+    );
+    let repo = with_remote("shop", "https://github.com/acme/shop.git");
+    let ids = Identities::new();
+    assert_eq!(ids.moved_away(&repo, &index), [old_shop]);
+    // The remote changes right after the look, well within two seconds:
+    // the next look reads it.
+    set_origin(&repo, "git@github.com:acme/blog.git");
+    assert_eq!(ids.moved_away(&repo, &index), [old_blog]);
+
+    // Without a remote the root commit names a repository: HEAD moved to
+    // another history is read at the next look too.
+    let src = new_repo(&base, "src");
+    commit(&src, "src", 90);
+    let clone = base.join("old-clone");
+    git_in(
+        &base,
+        &[
+            "clone",
+            "-q",
+            src.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    git_in(&clone, &["remote", "remove", "origin"]);
+    let old_clone = seen_then_gone(&clone, &index);
+    let other = new_repo(&base, "other");
+    commit(&other, "other", 80);
+    assert_eq!(ids.moved_away(&other, &index), Vec::<PathBuf>::new());
+    git_in(&other, &["fetch", "-q", src.to_str().unwrap(), "HEAD"]);
+    git_in(&other, &["checkout", "-q", "-b", "from-src", "FETCH_HEAD"]);
+    assert_eq!(ids.moved_away(&other, &index), [old_clone]);
 }

@@ -95,3 +95,13 @@ pub fn set_mtime(path: &Path, time: std::time::SystemTime) {
         .set_modified(time)
         .unwrap();
 }
+
+/// Sets the `origin` remote of the repository at `dir` to `url`, adding it
+/// when the repository has none.
+pub fn set_origin(dir: &Path, url: &str) {
+    let has = git_in(dir, &["remote"]).lines().any(|r| r == "origin");
+    git_in(
+        dir,
+        &["remote", if has { "set-url" } else { "add" }, "origin", url],
+    );
+}
