@@ -155,30 +155,59 @@ async function userTurn(word, message, sessionKey) {
 }
 
 /**
+ * What `work` (a promise about the spawn of child `childSessionKey`)
+ * resolves to; throws `HostFailedSpawn` when OpenClaw fails that spawn
+ * first (in one of its races, `HOST_SPAWN_RACES`), and says what the
+ * gateway logged when `work` fails.
+ */
+async function unlessHostFails(work, childSessionKey, what) {
+  let settled = false;
+  const failed = until(`${childSessionKey} to fail ${what}`, async () => settled || chain.hostFailedSpawn(childSessionKey), 300_000, 2000)
+    .catch(() => new Promise(() => {}));
+  try {
+    const first = await Promise.race([work, failed]);
+    if (typeof first === 'string') {
+      work.catch(() => {});
+      throw new HostFailedSpawn(`OpenClaw failed ${childSessionKey} ${what}: ${first}`);
+    }
+    return first;
+  } catch (e) {
+    if (e instanceof HostFailedSpawn) throw e;
+    assert.fail(`${e.message}\n${chain.diagnostics()}`);
+  } finally {
+    settled = true;
+  }
+}
+
+/** The liveness records of Claude Code's processes in the chain's config dir, one a line. */
+function liveRecords() {
+  const dir = path.join(chain.claudeDir, 'sessions');
+  return (fs.existsSync(dir) ? fs.readdirSync(dir) : []).filter((f) => f.endsWith('.json')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+}
+
+/** The child session key of each request `claudeRequest` returned. */
+const childOf = new WeakMap();
+
+/**
  * Claude Code's first request for `task` (its task message starts with it),
  * spawned as child `childSessionKey`; throws `HostFailedSpawn` when OpenClaw
  * fails that spawn before its first turn.
  */
 async function claudeRequest(task, childSessionKey) {
   const from = attemptFrom;
-  const sent = api.waitForRequest((r) => !agent.handles(r) && !isTitleRequest(r) && (taskMessage(r) ?? '').startsWith(task) && api.requests.indexOf(r) >= from, 300_000);
-  let settled = false;
-  const failed = until(`${childSessionKey} to fail before its first turn`, async () => settled || chain.hostFailedSpawn(childSessionKey), 300_000, 2000)
-    .catch(() => new Promise(() => {}));
-  try {
-    const first = await Promise.race([sent, failed]);
-    if (typeof first === 'string') {
-      sent.catch(() => {});
-      throw new HostFailedSpawn(`OpenClaw failed ${childSessionKey} before its first turn: ${first}`);
-    }
-    return first;
-  } catch (e) {
-    if (e instanceof HostFailedSpawn) throw e;
-    assert.fail(`${e.message}: Claude Code never sent the task "${task}"\n${chain.diagnostics()}`);
-  } finally {
-    settled = true;
-  }
+  const sent = api.waitForRequest((r) => !agent.handles(r) && !isTitleRequest(r) && (taskMessage(r) ?? '').startsWith(task) && api.requests.indexOf(r) >= from, 300_000)
+    .catch((e) => Promise.reject(new Error(`${e.message}: Claude Code never sent the task "${task}"`)));
+  const req = await unlessHostFails(sent, childSessionKey, 'before its first turn');
+  childOf.set(req, childSessionKey);
+  return req;
 }
+
+/**
+ * Waits until the Claude Code session of `req` (from `claudeRequest`) gave
+ * its answer and its process is gone; throws `HostFailedSpawn` when
+ * OpenClaw fails its spawn first.
+ */
+const finished = (req) => unlessHostFails(chain.finished(req.sessionId), childOf.get(req), 'before its session finished');
 
 /** The agent's request that announces the result of child `childSessionKey`. */
 const announcement = (childSessionKey) => api.waitForRequest((r) => agent.handles(r) && announcedKeys(r).includes(childSessionKey), 300_000)
@@ -233,7 +262,7 @@ scenario('a model-made spawn: briefed by the pre-flight, run by Claude Code in t
   assert.match(chain.log(), new RegExp(`spawn pre-flight brief ${addon.parseOriginMarker(sent).spawn} in \\d+ ms`));
 
   // Claude Code ran in the repository and answered.
-  await chain.finished(req.sessionId);
+  await finished(req);
   const lines = chain.transcript(req.sessionId);
   const first = lines.find((l) => l.type === 'user');
   assert.deepEqual([first.cwd, first.entrypoint], [alpha.dir, 'sdk-ts']);
@@ -290,7 +319,7 @@ scenario('two spawns in one turn on two repositories: both run, each briefed on 
     const req = requests[i];
     const sent = taskMessage(req);
     assert.ok(sent.includes(`Repository: ${repos[name].dir}, branch main`), `briefed on ${name}:\n${sent}`);
-    await chain.finished(req.sessionId);
+    await finished(req);
     assert.deepEqual(sessionsIn(repos[name].dir), [req.sessionId], `one session in ${name}`);
     assert.ok(newText(await announcement(outcomes[i].childSessionKey)).includes(`Done: ${tasks[name]}`), `${name}'s answer is announced`);
     const record = await recorded(sent, 'claudeSessionId', 'childSessionKey');
@@ -385,7 +414,7 @@ scenario('two spawns in one turn on the same repository: one runs in its main wo
   const runs = [];
   for (const [i, task] of tasks.entries()) {
     const req = await claudeRequest(task, outcomes[i].childSessionKey);
-    await chain.finished(req.sessionId);
+    await finished(req);
     const first = chain.transcript(req.sessionId).find((l) => l.type === 'user');
     runs.push({ i, task, outcome: outcomes[i], req, sessionId: req.sessionId, sent: taskMessage(req), cwd: first.cwd, gitBranch: first.gitBranch });
   }
@@ -463,7 +492,7 @@ scenario('a quick spawn followed at once by another on the same repository: the 
   try {
     const a = await userTurn(quickFix, `Please ${quickFix} in epsilon.`, run.session('quick-a'));
     const req = await claudeRequest(first, a.outcomes[0].childSessionKey);
-    await chain.finished(req.sessionId);
+    await finished(req);
     const answeredAt = Date.now();
     // At once, from another conversation: the same repository.
     const b = await userTurn(rightAfter, `Please do it ${rightAfter} in epsilon.`, run.session('quick-b'));
@@ -485,8 +514,8 @@ scenario('a quick spawn followed at once by another on the same repository: the 
   if (quick.sinceFirstStartMs >= 60_000) t.diagnostic('the second spawn came after the first spawn\'s first minute: this run proves less');
   assert.equal(quick.second.status, 'accepted', JSON.stringify(quick.second));
   const req = await claudeRequest(second, quick.second.childSessionKey);
-  await chain.finished(req.sessionId);
-  assert.equal(chain.transcript(req.sessionId).find((l) => l.type === 'user').cwd, epsilon.dir, `in the main tree; its briefing:\n${taskMessage(req)}\n${chain.diagnostics()}`);
+  await finished(req);
+  assert.equal(chain.transcript(req.sessionId).find((l) => l.type === 'user').cwd, epsilon.dir, `in the main tree; its briefing:\n${taskMessage(req)}\nClaude Code's liveness records:\n${liveRecords()}\n${chain.diagnostics()}`);
   assert.doesNotMatch(taskMessage(req), /worktree/i, 'not isolated');
   await subagentEnded(quick.first.childSessionKey);
 });
@@ -509,7 +538,7 @@ scenario('a spawn into a repository where Claude Code is at work runs in a workt
     releaseWorking();
     assert.equal(b.outcomes[0].status, 'accepted', JSON.stringify(b.outcomes[0]));
     const req = await claudeRequest(looking, b.outcomes[0].childSessionKey);
-    await chain.finished(req.sessionId);
+    await finished(req);
     const first = chain.transcript(req.sessionId).find((l) => l.type === 'user');
     assert.ok(inWorktreeOf(eta.dir, first.cwd), `isolated: ${first.cwd}`);
     assert.equal(path.basename(first.cwd), 'src', 'in the subfolder the spawn named');
@@ -530,7 +559,7 @@ scenario('a spawn into a repository where Claude Code is at work runs in a workt
   } finally {
     releaseWorking();
   }
-  if (busyReq) await chain.finished(busyReq.sessionId);
+  if (busyReq) await finished(busyReq);
 });
 
 /** The spawn recorded before the gateway restart (the next two tests read it). */
@@ -548,7 +577,7 @@ scenario('a gateway restart with a spawn recorded: its record, child key and Cla
   const { outcomes: [spawned] } = await userTurn(word, `Please ${word}.`, run.session('restart'));
   assert.equal(spawned.status, 'accepted', spawned.text);
   const req = await claudeRequest(task, spawned.childSessionKey);
-  await chain.finished(req.sessionId);
+  await finished(req);
   assert.equal(zeta.git('log', '-1', '--format=%s'), 'Add the release notes', 'Claude Code committed');
   const commit = zeta.head();
   await subagentEnded(spawned.childSessionKey);

@@ -11,8 +11,9 @@
 //!    its session known, only while that session shows it runs (signals 2
 //!    and 3 for that session);
 //! 2. a Claude Code process whose liveness record puts it in the repository
-//!    (its `cwd` there, or one of the repository's sessions; the records
-//!    themselves are read by [`crate::claude_code::liveness`]);
+//!    (one of the repository's sessions, or its `cwd` there, unless a
+//!    program drives it through the Agent SDK and it has had no prompt yet;
+//!    the records themselves are read by [`crate::claude_code::liveness`]);
 //! 3. a transcript of the repository written within the busy window.
 //!
 //! Sessions the host reported ended count only by the first; sessions the
@@ -22,7 +23,7 @@
 
 use super::find::find_spawned_session;
 use crate::claude_code::layout::session_files::find_transcript;
-use crate::claude_code::liveness::running_sessions;
+use crate::claude_code::liveness::{running_sessions, LiveSession};
 use crate::claude_code::{DiscoveredSession, ScanCache};
 use crate::repo_path::resolve_lexically;
 use crate::spawns::{InFlightSpawn, SessionSignals, SpawnPhase, SPAWN_POLICY};
@@ -100,6 +101,23 @@ pub fn turn_ended_since(cache: &ScanCache, path: &Path, since: Option<SystemTime
 }
 
 impl BusyCheck<'_> {
+    /// Whether the live process `l` is one a program drives through the
+    /// Agent SDK (its prompts come over its input: `entrypoint` `sdk-ts`,
+    /// `sdk-py`, ...; not `sdk-cli`, whose prompt is on its command line)
+    /// that has had no prompt yet: its session has no transcript. It edits
+    /// nothing. The Claude ACP adapter starts such processes for moments
+    /// around its sessions' runs, beside the one that works.
+    fn awaits_first_prompt(&self, l: &LiveSession) -> bool {
+        let by_program = l
+            .entrypoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("sdk-") && e != "sdk-cli");
+        by_program
+            && l.cwd.as_deref().is_some_and(|cwd| {
+                find_transcript(self.claude_dir, Path::new(cwd), &l.session_id).is_none()
+            })
+    }
+
     /// A Claude Code session running in the repository now, by the
     /// strongest signal (see the module docs); none counts a session
     /// `exempt` names.
@@ -185,8 +203,9 @@ impl BusyCheck<'_> {
             !finished(&l.session_id)
                 && !in_worktree(l.cwd.as_deref())
                 && !session_in_worktree(&l.session_id)
-                && (l.cwd.as_deref().is_some_and(|cwd| lies_in(cwd, self.repo))
-                    || self.sessions.iter().any(|s| s.session_id == l.session_id))
+                && (self.sessions.iter().any(|s| s.session_id == l.session_id)
+                    || (l.cwd.as_deref().is_some_and(|cwd| lies_in(cwd, self.repo))
+                        && !self.awaits_first_prompt(l)))
         }) {
             return Some(RunningSession {
                 session_id: Some(live.session_id),

@@ -492,9 +492,17 @@ fn a_running_session_blocks_its_repository_and_only_its_repository() {
     )));
 }
 
-/// A Claude Code CLI process's liveness record, as the CLI writes it.
+/// A Claude Code CLI process's liveness record, as the CLI writes it in a
+/// terminal.
 #[cfg(target_os = "linux")]
 fn live_record(w: &World, pid: u32, session: &str, cwd: &Path) {
+    live_record_of(w, pid, session, cwd, "cli");
+}
+
+/// A liveness record of a CLI started as `entrypoint` says (`cli` in a
+/// terminal, `sdk-ts` by a program through the Agent SDK).
+#[cfg(target_os = "linux")]
+fn live_record_of(w: &World, pid: u32, session: &str, cwd: &Path, entrypoint: &str) {
     use session_intel_core::platform::{process_start, ProcessStart};
     let ProcessStart::BootTicks(ticks) = process_start(pid.into()) else {
         panic!("no start time for {pid}");
@@ -504,7 +512,7 @@ fn live_record(w: &World, pid: u32, session: &str, cwd: &Path) {
     let record = serde_json::json!({
         "pid": pid, "sessionId": session, "cwd": cwd, "startedAt": 1795764752558u64,
         "procStart": ticks.to_string(), "version": "2.1.328", "kind": "interactive",
-        "entrypoint": "cli", "status": "busy",
+        "entrypoint": entrypoint, "status": "busy",
     });
     fs::write(dir.join(format!("{pid}.json")), record.to_string()).unwrap();
 }
@@ -536,6 +544,37 @@ fn a_live_claude_code_process_blocks_its_repository_by_its_liveness_record() {
         "a dead process's record: {}",
         out.reason
     );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_process_a_program_started_that_has_had_no_prompt_yet_does_not_make_its_repository_busy() {
+    let w = World::new();
+    let mut cli = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    // Started through the Agent SDK (as the Claude ACP adapter does), no
+    // transcript of its session anywhere: it has had no prompt.
+    live_record_of(&w, cli.id(), B, &w.repo, "sdk-ts");
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &w.options());
+    assert_eq!(out.decision, Decision::Brief, "{}", out.reason);
+    // A person's terminal session there, no prompt yet either: busy.
+    live_record_of(&w, cli.id(), B, &w.repo, "cli");
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &w.options());
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    // So is `claude -p`, whose prompt is on its command line.
+    live_record_of(&w, cli.id(), B, &w.repo, "sdk-cli");
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &w.options());
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    // Once the program's session has a transcript, it is at work: busy.
+    live_record_of(&w, cli.id(), B, &w.repo, "sdk-ts");
+    w.session(&w.repo, B, "Rename the cart", &[], HOUR);
+    let out = w.run(&w.request("Add tax", Some(&w.repo)), &w.options());
+    assert_eq!(out.guard, Some("busy"), "{}", out.reason);
+    assert_eq!(out.running.unwrap().signal, "liveness");
+    cli.kill().unwrap();
+    cli.wait().unwrap();
 }
 
 /// Appends a prompt to a transcript: its session is at work on a turn.
