@@ -19,7 +19,8 @@
 //     (`--only preflight` runs just that);
 //   - slimClaudeSession on a bloated 50 MB Claude Code transcript against
 //     cp, and its peak memory on a 1 GB one (`--only slim`; `--slim-shape
-//     mixed` for another mix of images, outputs and progress copies);
+//     mixed` for another mix of images, outputs and progress copies,
+//     `--slim-shape chatty` for mostly small lines);
 //   - a spawn isolated into a worktree of its own on that repository, with
 //     a spare worktree ready and without, against `git worktree add` alone
 //     (`--only isolation` runs just that).

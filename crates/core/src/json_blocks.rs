@@ -295,6 +295,21 @@ impl Carry {
     }
 }
 
+/// The 64 bytes of `buf` from `pos`; past its end, `padded` holding what
+/// is left of it and spaces.
+#[inline(always)]
+fn block_at<'b>(buf: &'b [u8], pos: usize, padded: &'b mut [u8; BLOCK]) -> &'b [u8; BLOCK] {
+    match buf.get(pos..pos + BLOCK) {
+        Some(b) => b.try_into().expect("64 bytes"),
+        None => {
+            let rest = buf.get(pos..).unwrap_or_default();
+            *padded = [b' '; BLOCK];
+            padded[..rest.len()].copy_from_slice(rest);
+            padded
+        }
+    }
+}
+
 /// Calls `visit(block_start, masks_and_string_bits)` for each 64-byte block
 /// from `start`; the last block is padded with spaces. Stops when `visit`
 /// returns `Some`.
@@ -306,17 +321,9 @@ fn blocks<K: Kernel, T>(
     mut visit: impl FnMut(usize, &Masks, u64, u64) -> Option<T>,
 ) -> Option<T> {
     let mut pos = start;
-    let mut padded;
+    let mut padded = [b' '; BLOCK];
     while pos < buf.len() {
-        let block: &[u8; BLOCK] = match buf.get(pos..pos + BLOCK) {
-            Some(b) => b.try_into().expect("64 bytes"),
-            None => {
-                padded = [b' '; BLOCK];
-                padded[..buf.len() - pos].copy_from_slice(&buf[pos..]);
-                &padded
-            }
-        };
-        let m = K::masks(block);
+        let m = K::masks(block_at(buf, pos, &mut padded));
         let escaped = carry.escaped(m.backslash);
         let quotes = m.quote & !escaped;
         let inside = carry.strings::<K>(quotes);
@@ -481,6 +488,31 @@ fn string_rest<K: Kernel, const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<u
     })
     .flatten()
     .filter(|&end| end <= buf.len())
+}
+
+/// Calls `visit(block_start, escaped)` for each 64-byte block of the
+/// interior of a JSON string (`inner`, between its quotes), where bit `i` of
+/// `escaped` is set when `inner[block_start + i]` is the byte an escaping
+/// backslash escapes (the odd-length backslash-run rule). The last block is
+/// padded with spaces: a backslash escaping nothing, at the very end, shows
+/// as an escaped byte at `inner.len()`. Stops when `visit` returns `Some`.
+///
+/// The backslashes of a block are found with the portable kernel's
+/// compares: an escape-dense tool output (a backslash every few bytes) is
+/// walked without a search per escape.
+pub fn escaped_bytes<T>(inner: &[u8], mut visit: impl FnMut(usize, u64) -> Option<T>) -> Option<T> {
+    let mut carry = Carry::default();
+    let mut pos = 0;
+    let mut padded = [b' '; BLOCK];
+    while pos < inner.len() || (pos == inner.len() && carry.escaped != 0) {
+        let block = block_at(inner, pos, &mut padded);
+        let escaped = carry.escaped(Portable::masks(block).backslash);
+        if let Some(found) = visit(pos, escaped) {
+            return Some(found);
+        }
+        pos += BLOCK;
+    }
+    None
 }
 
 /// Given `buf[start]` is `{` or `[`, the index just past its matching close.
@@ -746,6 +778,43 @@ mod tests {
                     s.push(next);
                     s.extend_from_slice(b"tail\"]} \n{\"next\":1}");
                     assert_container_ends_match(&s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_bytes_are_the_bytes_a_backslash_escapes() {
+        // Backslash runs of every length at every offset around block
+        // boundaries, against the byte-at-a-time walk.
+        for filler in 0..140 {
+            for run in 0..6 {
+                for next in [b'"', b'n', b'\\'] {
+                    let mut s = vec![b'a'; filler];
+                    s.resize(s.len() + run, b'\\');
+                    s.push(next);
+                    s.extend_from_slice(br#"x\\y\"z"#);
+                    for end in [s.len(), filler + run] {
+                        let inner = &s[..end];
+                        let mut expected = Vec::new();
+                        let mut i = 0;
+                        while i < inner.len() {
+                            if inner[i] == b'\\' {
+                                expected.push(i + 1);
+                                i += 1;
+                            }
+                            i += 1;
+                        }
+                        let mut found = Vec::new();
+                        escaped_bytes(inner, |pos, mut escaped| {
+                            while escaped != 0 {
+                                found.push(pos + escaped.trailing_zeros() as usize);
+                                escaped &= escaped - 1;
+                            }
+                            None::<()>
+                        });
+                        assert_eq!(found, expected, "{}", String::from_utf8_lossy(inner));
+                    }
                 }
             }
         }

@@ -276,13 +276,17 @@ impl Cuts {
             else {
                 continue;
             };
-            let cut = share.and_then(|(s, keep)| text.cut(&s, keep));
-            let with = match (cut, placeholder, &text) {
-                (Some(cut), true, _) => text_block(&cut),
-                (None, true, Text::Owned(placeholder)) => text_block(placeholder),
-                (None, true, Text::Raw(_)) => continue,
-                (Some(cut), false, _) => json_string(&cut),
-                (None, false, _) => continue,
+            let with = if placeholder {
+                match (share.and_then(|(s, keep)| text.cut(&s, keep)), &text) {
+                    (Some(cut), _) => text_block(&cut),
+                    (None, Text::Owned(placeholder)) => text_block(placeholder),
+                    (None, Text::Raw(_)) => continue,
+                }
+            } else {
+                match share.and_then(|(s, keep)| text.cut_json(&s, keep)) {
+                    Some(json) => json,
+                    None => continue,
+                }
             };
             self.edits.push(Edit { at, with });
         }
@@ -334,9 +338,20 @@ pub enum LineFate {
 /// what was cut is added to `stats`. A line that is not one JSON object is
 /// kept as it is; what is not cut is written through as it was.
 pub fn slim_line(raw: &[u8], settings: &SlimSettings, stats: &mut SlimStats) -> LineFate {
-    let Some(parts) = LineParts::of(raw) else {
-        return LineFate::Keep;
-    };
+    match LineParts::of(raw) {
+        Some(parts) => slim_parts(&parts, settings, stats),
+        None => LineFate::Keep,
+    }
+}
+
+/// What becomes of the line `parts` (a whole JSON object) under
+/// `settings`, as [`slim_line`] decides from its bytes.
+pub fn slim_parts(
+    parts: &LineParts<'_>,
+    settings: &SlimSettings,
+    stats: &mut SlimStats,
+) -> LineFate {
+    let raw = parts.raw;
     match by_kind(parts.kind, raw, settings) {
         ByKind::Drop => {
             stats.lines_dropped += 1;
@@ -345,7 +360,7 @@ pub fn slim_line(raw: &[u8], settings: &SlimSettings, stats: &mut SlimStats) -> 
         ByKind::Keep => return LineFate::Keep,
         ByKind::Look => {}
     }
-    let cuts = Cuts::of(&parts, settings);
+    let cuts = Cuts::of(parts, settings);
     if !cuts.any() {
         return LineFate::Keep;
     }
@@ -425,9 +440,7 @@ fn cut_string(raw: &[u8], settings: &SlimSettings, max: usize) -> Option<Vec<u8>
     if raw.len() < max + 2 {
         return None;
     }
-    Text::of(raw)?
-        .cut(settings, max)
-        .map(|cut| json_string(&cut))
+    Text::of(raw)?.cut_json(settings, max)
 }
 
 /// A text a slim may cut: a raw JSON string read in place, or a text of
@@ -459,6 +472,14 @@ impl<'a> Text<'a> {
         match self {
             Text::Raw(r) => r.cut(settings, max),
             Text::Owned(t) => cut_copy(t, settings, max),
+        }
+    }
+
+    /// It cut when it is over `max` bytes, as a JSON string.
+    fn cut_json(&self, settings: &SlimSettings, max: usize) -> Option<Vec<u8>> {
+        match self {
+            Text::Raw(r) => r.cut_json(settings, max),
+            Text::Owned(t) => cut_copy(t, settings, max).map(|cut| json_string(&cut)),
         }
     }
 }

@@ -1,10 +1,10 @@
-//! One streaming pass over a Claude Code transcript: line by line through a
-//! buffered reader into a buffered writer (memory bounded by the longest
-//! line, never the file), slimming each line and folding both the original
-//! and the written line, so the caller can check that what discovery reads
-//! did not change before anything is renamed.
+//! One streaming pass over a Claude Code transcript: block by block into a
+//! buffered writer (memory bounded by the block and the longest line, never
+//! the file), slimming each line and folding both the original and the
+//! written line, so the caller can check that what discovery reads did not
+//! change before anything is renamed.
 
-use super::cuts::{slim_line, LineFate};
+use super::cuts::{slim_parts, LineFate};
 use super::rules::{SlimSettings, SlimStats};
 use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
@@ -12,7 +12,7 @@ use crate::json_scan::field;
 use crate::platform;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -35,9 +35,18 @@ pub struct Pass {
     pub bytes_written: u64,
 }
 
+/// Bytes read from the transcript at a time (a longer line grows the
+/// buffer to hold it).
+const READ_BLOCK: usize = 4 << 20;
+
 /// Slims the whole lines of the first `len` bytes of `file` into `out` (no
 /// `out` for a dry run). A last line without its newline is neither read
 /// into the pass nor written.
+///
+/// The file is read in large blocks and each line is sliced out of its
+/// block: the fold's walk over a line finds its end and the members the
+/// cuts look at, and a run of lines kept as they are is written straight
+/// from the block.
 pub fn slim_lines(
     file: &File,
     len: u64,
@@ -46,52 +55,85 @@ pub fn slim_lines(
     mut out: Option<&mut dyn Write>,
     path: &Path,
 ) -> Result<Pass> {
-    let mut reader = BufReader::with_capacity(1 << 20, file.take(len));
+    let mut reader = file.take(len);
+    let mut block = vec![0; READ_BLOCK.min(len as usize + 1)];
+    let (mut filled, mut eof) = (0, false);
     let mut pass = Pass::default();
-    let mut line = Vec::new();
     // Dropped lines' uuids → their parents: a later line naming one as its
     // parent is re-linked to the nearest kept ancestor.
     let mut relinked: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
     loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| read_failed(path, &e))?;
-        if n == 0 || !line.ends_with(b"\n") {
-            break;
-        }
-        pass.bytes_read += n as u64;
-        let body = &line[..line.len() - 1];
-        pass.before.feed_line_without_savings(body);
-        let fate = slim_line(body, settings, &mut pass.stats);
-        let slimmed: &[u8] = match &fate {
-            LineFate::Drop => {
-                if let Some(uuid) = field(body, b"uuid") {
-                    let parent = field(body, b"parentUuid").unwrap_or(b"null");
-                    let parent = relinked
-                        .get(parent)
-                        .cloned()
-                        .unwrap_or_else(|| parent.to_vec());
-                    relinked.insert(uuid.to_vec(), parent);
-                }
-                continue;
+        while filled < block.len() && !eof {
+            match reader.read(&mut block[filled..]) {
+                Ok(0) => eof = true,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(read_failed(path, &e)),
             }
-            LineFate::Keep => body,
-            LineFate::Replace(bytes) => bytes,
+        }
+        let bytes = &block[..filled];
+        // Kept lines not written yet: `bytes[kept.clone()]`, newlines included.
+        let mut kept = 0..0;
+        let write = |from: &[u8], out: &mut Option<&mut dyn Write>| match out {
+            Some(out) => out
+                .write_all(from)
+                .map_err(|e| Error::write_failed(path, &e)),
+            None => Ok(()),
         };
-        let relinked_line = relink(slimmed, &relinked);
-        let slimmed = relinked_line.as_deref().unwrap_or(slimmed);
-        let stamped = restamp.and_then(|f| f(slimmed));
-        let written = stamped.as_deref().unwrap_or(slimmed);
-        pass.after.feed_line_without_savings(written);
-        pass.bytes_written += written.len() as u64 + 1;
-        if let Some(out) = out.as_deref_mut() {
-            out.write_all(written)
-                .and_then(|()| out.write_all(b"\n"))
-                .map_err(|e| Error::write_failed(path, &e))?;
+        let consumed = pass.before.feed_lines(bytes, |line| {
+            let body = line.raw;
+            let at = body.as_ptr() as usize - bytes.as_ptr() as usize;
+            let fate = match line.slim_parts() {
+                Some(parts) => slim_parts(&parts, settings, &mut pass.stats),
+                None => LineFate::Keep,
+            };
+            let slimmed: &[u8] = match &fate {
+                LineFate::Drop => {
+                    if let Some(uuid) = field(body, b"uuid") {
+                        let parent = field(body, b"parentUuid").unwrap_or(b"null");
+                        let parent = relinked
+                            .get(parent)
+                            .cloned()
+                            .unwrap_or_else(|| parent.to_vec());
+                        relinked.insert(uuid.to_vec(), parent);
+                    }
+                    write(&bytes[kept.clone()], &mut out)?;
+                    kept = at + body.len() + 1..at + body.len() + 1;
+                    return Ok(());
+                }
+                LineFate::Keep => body,
+                LineFate::Replace(new) => new,
+            };
+            let relinked_line = relink(slimmed, &relinked);
+            let slimmed = relinked_line.as_deref().unwrap_or(slimmed);
+            let stamped = restamp.and_then(|f| f(slimmed));
+            let written = stamped.as_deref().unwrap_or(slimmed);
+            pass.bytes_written += written.len() as u64 + 1;
+            if fate == LineFate::Keep && relinked_line.is_none() && stamped.is_none() {
+                // As it was: folded from what was read, written with the run.
+                pass.after.fold_read_line(line);
+                kept.end = at + body.len() + 1;
+                return Ok(());
+            }
+            pass.after.feed_line_without_savings(written);
+            write(&bytes[kept.clone()], &mut out)?;
+            kept = at + body.len() + 1..at + body.len() + 1;
+            write(written, &mut out)?;
+            write(b"\n", &mut out)
+        })?;
+        write(&bytes[kept], &mut out)?;
+        pass.bytes_read += consumed as u64;
+        if eof {
+            return Ok(pass);
+        }
+        // The line cut by the block's end moves to its start; a line longer
+        // than the block grows it.
+        block.copy_within(consumed..filled, 0);
+        filled -= consumed;
+        if filled == block.len() {
+            block.resize(block.len() * 2, 0);
         }
     }
-    Ok(pass)
 }
 
 /// `line` with its `parentUuid` / `logicalParentUuid` re-linked past dropped

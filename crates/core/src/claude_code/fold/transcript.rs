@@ -246,6 +246,8 @@ struct Line<'a> {
     logical_parent_uuid: Option<&'a [u8]>,
     tool_use_result: Option<&'a [u8]>,
     data: Option<Progress<'a>>,
+    /// `data` as raw JSON, whatever it holds.
+    data_raw: Option<&'a [u8]>,
     custom_title: Option<&'a [u8]>,
     ai_title: Option<&'a [u8]>,
     summary: Option<&'a [u8]>,
@@ -340,6 +342,39 @@ impl<'a> Repeated<'a> {
     }
 }
 
+/// A line [`TranscriptFacts::feed_lines`] read: its bytes, and the members
+/// the fold read of it when it is one whole JSON object.
+pub struct ReadLine<'a, 'l> {
+    /// The line, without its `\n`.
+    pub raw: &'a [u8],
+    /// Its members, when it is one whole object (read in the walk that
+    /// found its end); `None` for any other line.
+    whole: Option<&'l Line<'a>>,
+}
+
+impl<'a> ReadLine<'a, '_> {
+    /// The members a slim looks at, when the line is one whole JSON object:
+    /// those [`LineParts::of`] finds, taken from what the fold read (the
+    /// `agent_progress` copy's content is looked up in `data` as
+    /// [`LineParts::of`] looks it up).
+    pub fn slim_parts(&self) -> Option<LineParts<'a>> {
+        let Some(line) = self.whole else {
+            return LineParts::of(self.raw);
+        };
+        Some(LineParts {
+            raw: self.raw,
+            kind: line.kind,
+            content: line.message.and_then(|m| m.content),
+            copied_content: line
+                .data_raw
+                .and_then(|d| field(d, b"message"))
+                .and_then(|m| field(m, b"message"))
+                .and_then(|m| field(m, b"content")),
+            tool_use_result: line.tool_use_result,
+        })
+    }
+}
+
 impl<'a> Members<'a> for Line<'a> {
     // Asked of every member of every line: inlined into the walk.
     #[inline(always)]
@@ -374,6 +409,7 @@ impl<'a> Members<'a> for Line<'a> {
             b"parentUuid" => self.parent_uuid = Some(value),
             b"logicalParentUuid" => self.logical_parent_uuid = Some(value),
             b"toolUseResult" => self.tool_use_result = Some(value),
+            b"data" => self.data_raw = Some(value),
             b"customTitle" => self.custom_title = Some(value),
             b"aiTitle" => self.ai_title = Some(value),
             b"summary" => self.summary = Some(value),
@@ -707,24 +743,78 @@ impl TranscriptFacts {
     /// how many bytes were consumed. The remainder is an incomplete last line
     /// that a later call (or [`TranscriptFacts::with_partial_line`]) handles.
     pub fn feed(&mut self, bytes: &[u8]) -> usize {
+        let done: Result<usize, std::convert::Infallible> =
+            self.walk_lines(bytes, Applied::default(), |_| Ok(()));
+        done.unwrap_or_else(|never| match never {})
+    }
+
+    /// Folds every complete line of `bytes` as [`TranscriptFacts::feed`]
+    /// does, leaving `slim_savings` as it is, and hands each line to `each`
+    /// once it is folded (the slim, which writes each line as it reads it).
+    /// Returns how many bytes were consumed, or the first error of `each`.
+    pub fn feed_lines<'a, E>(
+        &mut self,
+        bytes: &'a [u8],
+        each: impl FnMut(&ReadLine<'a, '_>) -> Result<(), E>,
+    ) -> Result<usize, E> {
+        let applied = Applied {
+            without_savings: true,
+            ..Applied::default()
+        };
+        self.walk_lines(bytes, applied, each)
+    }
+
+    /// Folds a line [`TranscriptFacts::feed_lines`] read, as
+    /// [`TranscriptFacts::feed_line_without_savings`] folds its bytes, from
+    /// the members already read.
+    pub fn fold_read_line(&mut self, line: &ReadLine<'_, '_>) {
+        let mut applied = Applied {
+            without_savings: true,
+            ..Applied::default()
+        };
+        match line.whole {
+            Some(members) => {
+                self.line_count += 1;
+                self.fold_line(members, line.raw, &mut applied);
+            }
+            None => self.fold_split_line(line.raw, &mut applied),
+        }
+    }
+
+    /// The walk of [`TranscriptFacts::feed`]: each line's members are read
+    /// in the walk that finds its end, when it is one whole object.
+    #[inline(always)]
+    fn walk_lines<'a, E>(
+        &mut self,
+        bytes: &'a [u8],
+        mut applied: Applied<'a>,
+        mut each: impl FnMut(&ReadLine<'a, '_>) -> Result<(), E>,
+    ) -> Result<usize, E> {
         let mut start = 0;
         let mut repeated = None;
-        let mut applied = Applied::default();
         let mut line = Line::default();
         while start < bytes.len() {
             let rest = &bytes[start..];
             if let Some(nl) = line.read_through_newline(rest, &mut repeated) {
                 self.line_count += 1;
                 self.fold_line(&line, &rest[..nl], &mut applied);
+                each(&ReadLine {
+                    raw: &rest[..nl],
+                    whole: Some(&line),
+                })?;
                 start += nl + 1;
             } else if let Some(nl) = memchr::memchr(b'\n', rest) {
                 self.fold_split_line(&rest[..nl], &mut applied);
+                each(&ReadLine {
+                    raw: &rest[..nl],
+                    whole: None,
+                })?;
                 start += nl + 1;
             } else {
                 break;
             }
         }
-        start
+        Ok(start)
     }
 
     /// The facts including an unterminated last line (a session being written,

@@ -1,0 +1,40 @@
+//! Times slimming a Claude Code transcript in place, for profiling:
+//! `cargo run --release -p session-intel-core --example slim_time -- <file.jsonl> [runs] [keep.jsonl]`
+//! (each run slims a fresh copy in a scratch config folder; the last
+//! slimmed copy is kept at `keep.jsonl` when given).
+use session_intel_core::slim::{slim_claude_session, SlimRequest};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let source = args.next().expect("a transcript path");
+    let runs: usize = args
+        .next()
+        .map_or(1, |r| r.parse().expect("a number of runs"));
+    let keep = args.next();
+    let id = "0b1a7ed0-0000-4000-8000-000000000001";
+    let config = std::env::temp_dir().join("slim_time");
+    let project = config.join("projects").join("-home-u-project");
+    for _ in 0..runs {
+        let _ = std::fs::remove_dir_all(&config);
+        std::fs::create_dir_all(&project).unwrap();
+        let path = project.join(format!("{id}.jsonl"));
+        let t = std::time::Instant::now();
+        std::fs::copy(&source, &path).unwrap();
+        std::fs::File::open(&path).unwrap().sync_all().unwrap();
+        let copy = t.elapsed();
+        let mut req = SlimRequest::new(id);
+        req.session.claude_config_dir = Some(config.clone());
+        let t = std::time::Instant::now();
+        let out = slim_claude_session(&req).unwrap();
+        println!(
+            "slim {:?} (copy+fsync {copy:?}): {} -> {} bytes",
+            t.elapsed(),
+            out.size_original,
+            out.size_after
+        );
+        if let Some(keep) = &keep {
+            std::fs::copy(&path, keep).unwrap();
+        }
+    }
+    let _ = std::fs::remove_dir_all(&config);
+}
