@@ -24,11 +24,12 @@ fn main() {
         let copy = t.elapsed();
         let mut req = SlimRequest::new(id);
         req.session.claude_config_dir = Some(config.clone());
-        let t = std::time::Instant::now();
+        let (t, cpu) = (std::time::Instant::now(), thread_cpu());
         let out = slim_claude_session(&req).unwrap();
         println!(
-            "slim {:?} (copy+fsync {copy:?}): {} -> {} bytes",
+            "slim {:?}, CPU {:?} (copy+fsync {copy:?}): {} -> {} bytes",
             t.elapsed(),
+            thread_cpu() - cpu,
             out.size_original,
             out.size_after
         );
@@ -37,4 +38,23 @@ fn main() {
         }
     }
     let _ = std::fs::remove_dir_all(&config);
+}
+
+/// CPU time of this thread (user and system), steadier than wall time on a
+/// shared machine.
+#[cfg(unix)]
+fn thread_cpu() -> std::time::Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write to.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// CPU time of this thread: not measured here.
+#[cfg(not(unix))]
+fn thread_cpu() -> std::time::Duration {
+    std::time::Duration::ZERO
 }

@@ -142,7 +142,9 @@ impl SlimStats {
 /// `agent_progress` copy of a subagent's answer, which discovery counts
 /// when the subagent's own file is missing).
 pub fn carries_usage(raw: &[u8]) -> bool {
-    memchr::memmem::find(raw, b"\"usage\"").is_some()
+    static USAGE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"usage\""));
+    USAGE.find(raw).is_some()
 }
 
 /// How the text blocks of one tool result, of `lens` bytes of text each,

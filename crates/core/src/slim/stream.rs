@@ -8,9 +8,9 @@ use super::cuts::{slim_parts, LineFate};
 use super::rules::{SlimSettings, SlimStats};
 use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
+use crate::fast_map::FastMap;
 use crate::json_scan::field;
 use crate::platform;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
@@ -61,7 +61,7 @@ pub fn slim_lines(
     let mut pass = Pass::default();
     // Dropped lines' uuids → their parents: a later line naming one as its
     // parent is re-linked to the nearest kept ancestor.
-    let mut relinked: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+    let mut relinked: FastMap<Vec<u8>, Vec<u8>> = FastMap::default();
     loop {
         while filled < block.len() && !eof {
             match reader.read(&mut block[filled..]) {
@@ -104,7 +104,9 @@ pub fn slim_lines(
                 LineFate::Keep => body,
                 LineFate::Replace(new) => new,
             };
-            let relinked_line = relink(slimmed, &relinked);
+            // The cuts leave the line's members as they were.
+            let has_parents = line.names_parents().unwrap_or([true; 2]);
+            let relinked_line = relink(slimmed, &relinked, has_parents);
             let slimmed = relinked_line.as_deref().unwrap_or(slimmed);
             let stamped = restamp.and_then(|f| f(slimmed));
             let written = stamped.as_deref().unwrap_or(slimmed);
@@ -137,13 +139,18 @@ pub fn slim_lines(
 }
 
 /// `line` with its `parentUuid` / `logicalParentUuid` re-linked past dropped
-/// lines; `None` when it names none of them.
-fn relink(line: &[u8], relinked: &HashMap<Vec<u8>, Vec<u8>>) -> Option<Vec<u8>> {
+/// lines; `None` when it names none of them. `has` says which of the two
+/// members the line may have (the others are not looked for).
+fn relink(line: &[u8], relinked: &FastMap<Vec<u8>, Vec<u8>>, has: [bool; 2]) -> Option<Vec<u8>> {
     if relinked.is_empty() {
         return None;
     }
     let mut out: Option<Vec<u8>> = None;
-    for key in [&b"parentUuid"[..], b"logicalParentUuid"] {
+    for (key, _) in [&b"parentUuid"[..], b"logicalParentUuid"]
+        .into_iter()
+        .zip(has)
+        .filter(|(_, has)| *has)
+    {
         let current = out.as_deref().unwrap_or(line);
         let Some(raw) = field(current, key) else {
             continue;

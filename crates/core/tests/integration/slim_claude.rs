@@ -10,6 +10,7 @@ use crate::util::spotter::copy_dir;
 use serde_json::Value;
 use session_intel_core::claude_code::{discover_sessions, DiscoverOptions, DiscoveryCache};
 use session_intel_core::repo_path::RepoPath;
+use session_intel_core::slim::cuts::{slim_line, LineFate};
 use session_intel_core::slim::{
     preset, restore_claude_session, savings, slim_claude_session, SlimRequest,
 };
@@ -476,4 +477,105 @@ fn unknown_sessions_and_prefixes() {
     );
     let err = restore_claude_session(&w.request().session, 5).unwrap_err();
     assert_eq!(err.code, ErrorCode::NoBackup);
+}
+
+/// A config folder holding one session of `text`, and a request for it.
+fn lone_session(text: &[u8]) -> (tempfile::TempDir, SlimRequest, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("config");
+    let dir = config.join("projects").join(SLUG);
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{ID}.jsonl"));
+    fs::write(&path, text).unwrap();
+    let mut req = SlimRequest::new(ID);
+    req.session.claude_config_dir = Some(config);
+    (tmp, req, path)
+}
+
+#[test]
+fn a_transcript_of_many_read_blocks_is_slimmed_line_by_line() {
+    // Lines of every size around the read block (a few MB), one longer
+    // than it, and runs of small lines kept as they are between them: the
+    // file written is each line as the slim of that line alone writes it.
+    let settings = preset("default").unwrap();
+    let mut text = Vec::new();
+    let mut n = 0;
+    let mut line = |text: &mut Vec<u8>, result: String| {
+        n += 1;
+        let v = serde_json::json!({
+            "parentUuid": format!("u{}", n - 1), "uuid": format!("u{n}"), "sessionId": ID,
+            "type": "user", "timestamp": "2026-11-01T00:00:00.000Z",
+            "message": { "role": "user", "content": [
+                { "type": "tool_result", "tool_use_id": format!("t{n}"), "content": result } ] },
+            "toolUseResult": { "stdout": "x".repeat(n % 5 * 1_000) },
+        });
+        text.extend_from_slice(serde_json::to_string(&v).unwrap().as_bytes());
+        text.push(b'\n');
+    };
+    for size in [
+        10, 20_000, 1_000_000, 3_000_000, 5_000_000, 700_000, 4_194_000,
+    ] {
+        for small in 0..40 {
+            line(&mut text, format!("ok {small}"));
+        }
+        line(&mut text, long_text(size));
+    }
+    let expected: Vec<u8> = text
+        .split_inclusive(|&b| b == b'\n')
+        .flat_map(|l| {
+            let body = &l[..l.len() - 1];
+            let mut stats = Default::default();
+            let mut out = match slim_line(body, &settings, &mut stats) {
+                LineFate::Replace(bytes) => bytes,
+                _ => body.to_vec(),
+            };
+            out.push(b'\n');
+            out
+        })
+        .collect();
+    let (_tmp, mut req, path) = lone_session(&text);
+    req.dry_run = true;
+    let dry = slim_claude_session(&req).unwrap();
+    req.dry_run = false;
+    let outcome = slim_claude_session(&req).unwrap();
+    assert_eq!(outcome.stats.tool_results_cut, 6);
+    assert_eq!(
+        (dry.size_after, dry.stats),
+        (outcome.size_after, outcome.stats)
+    );
+    let written = fs::read(&path).unwrap();
+    assert_eq!(written.len(), expected.len());
+    assert!(written == expected, "the slim of each line, in order");
+}
+
+#[test]
+fn lines_after_dropped_ones_are_relinked_by_parent_and_logical_parent() {
+    let line = |v: Value| serde_json::to_string(&v).unwrap();
+    let text = [
+        line(serde_json::json!({"parentUuid": null, "uuid": "u1", "sessionId": ID, "type": "user",
+            "message": {"role": "user", "content": "hello"}})),
+        line(serde_json::json!({"parentUuid": "u1", "uuid": "p1", "sessionId": ID, "type": "progress",
+            "data": {"type": "hook_progress"}})),
+        line(serde_json::json!({"parentUuid": "p1", "uuid": "p2", "sessionId": ID, "type": "progress",
+            "data": {"type": "hook_progress"}})),
+        line(serde_json::json!({"parentUuid": null, "logicalParentUuid": "p2", "uuid": "c1",
+            "sessionId": ID, "type": "system", "subtype": "compact_boundary"})),
+        line(serde_json::json!({"type": "cost-state", "sessionId": ID, "totalCostUSD": 0.5})),
+        line(serde_json::json!({"sessionId": ID, "uuid": "u2", "type": "user", "parentUuid": "p2",
+            "message": {"role": "user", "content": "again"}})),
+    ]
+    .map(|l| l + "\n")
+    .concat();
+    let (_tmp, req, path) = lone_session(text.as_bytes());
+    let outcome = slim_claude_session(&req).unwrap();
+    assert_eq!(outcome.stats.lines_dropped, 2);
+    let after = lines(&path);
+    assert_eq!(after.len(), 4);
+    assert_eq!(after[1]["logicalParentUuid"], "u1");
+    assert_eq!(after[1]["parentUuid"], Value::Null);
+    assert_eq!(after[3]["parentUuid"], "u1");
+    let written = fs::read_to_string(&path).unwrap();
+    assert!(written.contains(&line(
+        serde_json::json!({"type": "cost-state", "sessionId": ID, "totalCostUSD": 0.5})
+    )));
 }

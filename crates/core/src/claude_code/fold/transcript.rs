@@ -353,6 +353,14 @@ pub struct ReadLine<'a, 'l> {
 }
 
 impl<'a> ReadLine<'a, '_> {
+    /// Whether the line has a `parentUuid` member, and a
+    /// `logicalParentUuid` one, when it is one whole JSON object; `None`
+    /// (either may be there) for any other line.
+    pub fn names_parents(&self) -> Option<[bool; 2]> {
+        self.whole
+            .map(|l| [l.parent_uuid.is_some(), l.logical_parent_uuid.is_some()])
+    }
+
     /// The members a slim looks at, when the line is one whole JSON object:
     /// those [`LineParts::of`] finds, taken from what the fold read (the
     /// `agent_progress` copy's content is looked up in `data` as
