@@ -490,29 +490,39 @@ fn string_rest<K: Kernel, const IN_LINE: bool>(buf: &[u8], p: usize) -> Option<u
     .filter(|&end| end <= buf.len())
 }
 
-/// Calls `visit(block_start, escaped)` for each 64-byte block of the
-/// interior of a JSON string (`inner`, between its quotes), where bit `i` of
-/// `escaped` is set when `inner[block_start + i]` is the byte an escaping
-/// backslash escapes (the odd-length backslash-run rule). The last block is
-/// padded with spaces: a backslash escaping nothing, at the very end, shows
-/// as an escaped byte at `inner.len()`. Stops when `visit` returns `Some`.
+/// Calls `visit(run_start, escaped)` for 64-byte runs of the interior of a
+/// JSON string (`inner`, between its quotes) that together hold all its
+/// escapes, in order, where bit `i` of `escaped` is set when
+/// `inner[run_start + i]` is the byte an escaping backslash escapes (the
+/// odd-length backslash-run rule). Past a run without a backslash, the next
+/// one starts at the next backslash: the stretch between holds no escape
+/// and is not visited. The last run is padded with spaces: a backslash
+/// escaping nothing, at the very end, shows as an escaped byte at
+/// `inner.len()`. Stops when `visit` returns `Some`.
 ///
-/// The backslashes of a block are found with the portable kernel's
-/// compares: an escape-dense tool output (a backslash every few bytes) is
-/// walked without a search per escape.
+/// The backslashes of a run are found with the portable kernel's compares,
+/// so an escape-dense tool output (a backslash every few bytes) is walked
+/// without a search per escape; a string with few escapes is passed over
+/// at `memchr` speed.
 pub fn escaped_bytes<T>(inner: &[u8], mut visit: impl FnMut(usize, u64) -> Option<T>) -> Option<T> {
     let mut carry = Carry::default();
     let mut pos = 0;
     let mut padded = [b' '; BLOCK];
-    while pos < inner.len() || (pos == inner.len() && carry.escaped != 0) {
-        let block = block_at(inner, pos, &mut padded);
-        let escaped = carry.escaped(Portable::masks(block).backslash);
+    let mut sparse = true;
+    loop {
+        if sparse && carry.escaped == 0 {
+            pos += memchr::memchr(b'\\', inner.get(pos..).unwrap_or_default())?;
+        } else if pos >= inner.len() && (pos > inner.len() || carry.escaped == 0) {
+            return None;
+        }
+        let backslash = Portable::masks(block_at(inner, pos, &mut padded)).backslash;
+        let escaped = carry.escaped(backslash);
         if let Some(found) = visit(pos, escaped) {
             return Some(found);
         }
+        sparse = backslash == 0;
         pos += BLOCK;
     }
-    None
 }
 
 /// Given `buf[start]` is `{` or `[`, the index just past its matching close.
