@@ -124,6 +124,13 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
     imp::sync_dir(dir)
 }
 
+/// Starts writing the `len` bytes of `file` at `offset` to disk without
+/// waiting for them (Linux; elsewhere nothing): a sync that follows waits
+/// only for what is still unwritten.
+pub fn start_writeback(file: &File, offset: u64, len: u64) {
+    imp::start_writeback(file, offset, len)
+}
+
 /// Reads up to `buf.len()` bytes at `offset`; the number read (0 at the end).
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     imp::read_at(file, buf, offset)
@@ -320,6 +327,25 @@ mod imp {
     pub fn sync_dir(dir: &Path) -> io::Result<()> {
         File::open(dir)?.sync_all()
     }
+
+    #[cfg(target_os = "linux")]
+    pub fn start_writeback(file: &File, offset: u64, len: u64) {
+        let (Ok(offset), Ok(len)) = (
+            libc::off64_t::try_from(offset),
+            libc::off64_t::try_from(len),
+        ) else {
+            return;
+        };
+        // SAFETY: the descriptor is open for as long as `file` is borrowed;
+        // the call only schedules writeback of its pages (a failure leaves
+        // them to the sync that follows).
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
+        };
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn start_writeback(_file: &File, _offset: u64, _len: u64) {}
 
     pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         file.read_at(buf, offset)
@@ -535,6 +561,8 @@ mod imp {
     pub fn sync_dir(_dir: &Path) -> io::Result<()> {
         Ok(())
     }
+
+    pub fn start_writeback(_file: &File, _offset: u64, _len: u64) {}
 
     pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         file.seek_read(buf, offset)

@@ -174,18 +174,56 @@ fn relink(line: &[u8], relinked: &FastMap<Vec<u8>, Vec<u8>>, has: [bool; 2]) -> 
 }
 
 /// A buffered writer to a new temporary file.
-pub fn temp_writer(tmp: &Path, mode: u32) -> Result<BufWriter<File>> {
+pub fn temp_writer(tmp: &Path, mode: u32) -> Result<BufWriter<TempFile>> {
     let file = platform::create_new(tmp, mode).map_err(|e| Error::write_failed(tmp, &e))?;
-    Ok(BufWriter::with_capacity(1 << 20, file))
+    Ok(BufWriter::with_capacity(
+        1 << 20,
+        TempFile {
+            file,
+            written: 0,
+            handed: 0,
+        },
+    ))
 }
 
 /// Flushes and syncs a temporary file.
-pub fn finish(writer: BufWriter<File>, tmp: &Path) -> Result<File> {
+pub fn finish(writer: BufWriter<TempFile>, tmp: &Path) -> Result<File> {
     let file = writer
         .into_inner()
-        .map_err(|e| Error::write_failed(tmp, e.error()))?;
+        .map_err(|e| Error::write_failed(tmp, e.error()))?
+        .file;
     file.sync_all().map_err(|e| Error::write_failed(tmp, &e))?;
     Ok(file)
+}
+
+/// Bytes written to a [`TempFile`] between two hand-overs to the disk.
+const WRITEBACK_STEP: u64 = 4 << 20;
+
+/// A temporary file whose bytes are handed to the disk every few MB as they
+/// are written, so that the sync at the end of a slim waits for the last
+/// few only, not for all of them.
+pub struct TempFile {
+    file: File,
+    /// Bytes written.
+    written: u64,
+    /// Bytes handed to the disk.
+    handed: u64,
+}
+
+impl Write for TempFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        if self.written - self.handed >= WRITEBACK_STEP {
+            platform::start_writeback(&self.file, self.handed, self.written - self.handed);
+            self.handed = self.written;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 fn read_failed(path: &Path, e: &std::io::Error) -> Error {
