@@ -1,6 +1,7 @@
 //! Writing files without ever leaving them half-written, and taking the lock
 //! files OpenClaw uses so that several processes can share them.
 
+pub mod appends;
 mod atomic;
 pub mod json_file;
 mod lock;

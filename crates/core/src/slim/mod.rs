@@ -23,13 +23,14 @@ use crate::claude_code::layout::paths::claude_config_dir;
 use crate::claude_code::layout::session_files::{find_transcript, is_safe_session_id};
 use crate::claude_code::liveness::running_sessions;
 use crate::error::{Error, ErrorCode, Result};
+use crate::fs_safe::appends::late_appends;
 use crate::fs_safe::{commit_temp, temp_path};
 use crate::openclaw::backups::{backups_of, new_backup_path, rotate, DEFAULT_BACKUPS};
 use crate::platform;
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use stream::{carry_appends, finish, late_appends, slim_lines, temp_writer};
+use stream::{carry_appends, finish, slim_lines, temp_writer};
 
 /// Which session to slim or restore, and where to look for it.
 #[derive(Debug, Clone, Default)]

@@ -9,12 +9,12 @@ use super::rules::{SlimSettings, SlimStats};
 use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast_map::FastMap;
+use crate::fs_safe::appends::{self, NotCarried};
 use crate::json_scan::field;
 use crate::platform;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 /// Rewrites a line after slimming (a fork re-stamps the session id).
 pub type Restamp<'a> = &'a dyn Fn(&[u8]) -> Option<Vec<u8>>;
@@ -233,87 +233,33 @@ fn read_failed(path: &Path, e: &std::io::Error) -> Error {
     )
 }
 
-/// The length of `bytes` up to and including its last newline.
-pub fn whole_lines(bytes: &[u8]) -> usize {
-    memchr::memrchr(b'\n', bytes).map_or(0, |p| p + 1)
-}
-
 /// Copies into `out` what other processes append to `file` (the live name
-/// `path`) after `consumed`, until the file holds still: complete lines as
-/// they are, and a last line without its newline that does not grow for a
-/// moment (a crash's half-written line) as it is. Returns the new
-/// `consumed` and how many lines were carried. A file that keeps growing
-/// for 2 s, or is replaced or shortened, is refused
-/// (`E_CONCURRENT_MODIFICATION`): nothing has been renamed yet.
+/// `path`) after `consumed`, until the file holds still (see
+/// [`appends::carry_appends`]). Returns the new `consumed` and how many
+/// lines were carried. A file that keeps growing for 2 s, or is replaced or
+/// shortened, is refused (`E_CONCURRENT_MODIFICATION`): nothing has been
+/// renamed yet.
 pub fn carry_appends(
     file: &File,
     path: &Path,
-    mut consumed: u64,
+    consumed: u64,
     out: &mut dyn Write,
 ) -> Result<(u64, u64)> {
-    const STALLED: Duration = Duration::from_millis(300);
-    const QUIET: Duration = Duration::from_millis(10);
-    let identity = platform::file_id(file).map_err(|e| read_failed(path, &e))?;
-    let deadline = Instant::now() + Duration::from_secs(2);
-    let start = consumed;
     let mut carried = 0;
-    let mut partial: Option<(u64, Instant)> = None;
-    let mut quiet_since: Option<Instant> = None;
-    loop {
-        let now = std::fs::metadata(path).map_err(|e| read_failed(path, &e))?;
-        if platform::path_id(path).ok() != Some(identity) || now.len() < consumed {
-            return Err(concurrent(path, "it was replaced or shortened"));
+    let consumed = appends::carry_appends(file, path, consumed, |lines| {
+        carried += lines.iter().filter(|&&b| b == b'\n').count() as u64;
+        out.write_all(lines)
+            .map_err(|e| Error::write_failed(path, &e))
+    })
+    .map_err(|why| match why {
+        NotCarried::Read(e) => read_failed(path, &e),
+        NotCarried::Carry(e) => e,
+        NotCarried::Replaced => concurrent(path, "it was replaced or shortened"),
+        NotCarried::NoPause | NotCarried::Unfinished => {
+            concurrent(path, "another process kept appending to it without a pause")
         }
-        if now.len() == consumed {
-            let since = *quiet_since.get_or_insert_with(Instant::now);
-            if consumed == start || since.elapsed() >= QUIET {
-                return Ok((consumed, carried));
-            }
-            std::thread::sleep(Duration::from_millis(2));
-            continue;
-        }
-        quiet_since = None;
-        let tail = platform::read_vec_at(file, (now.len() - consumed) as usize, consumed)
-            .map_err(|e| read_failed(path, &e))?;
-        let mut complete = whole_lines(&tail);
-        if complete == 0 {
-            match partial {
-                Some((len, since)) if len == now.len() && since.elapsed() >= STALLED => {
-                    complete = tail.len();
-                }
-                Some((len, _)) if len == now.len() => {}
-                _ => partial = Some((now.len(), Instant::now())),
-            }
-        }
-        out.write_all(&tail[..complete])
-            .map_err(|e| Error::write_failed(path, &e))?;
-        carried += tail[..complete].iter().filter(|&&b| b == b'\n').count() as u64;
-        consumed += complete as u64;
-        if Instant::now() > deadline {
-            return Err(concurrent(
-                path,
-                "another process kept appending to it without a pause",
-            ));
-        }
-        if complete < tail.len() {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
-}
-
-/// Bytes appended to the old file (`file`, detached from the live name by
-/// the rename) after `consumed`, once its writer has finished its line or
-/// settled: to be appended to the new file.
-pub fn late_appends(file: &File, consumed: u64) -> std::io::Result<Vec<u8>> {
-    let settle = Instant::now() + Duration::from_secs(2);
-    loop {
-        let len = file.metadata()?.len();
-        let tail = platform::read_vec_at(file, len.saturating_sub(consumed) as usize, consumed)?;
-        if tail.is_empty() || tail.ends_with(b"\n") || Instant::now() > settle {
-            return Ok(tail);
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    })?;
+    Ok((consumed, carried))
 }
 
 /// `E_CONCURRENT_MODIFICATION` for `path`.

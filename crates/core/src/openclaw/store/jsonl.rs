@@ -15,6 +15,7 @@ use super::super::events::{split_lines, Events};
 use super::super::strip::strip_tools;
 use super::super::transcripts::{is_valid_session_id, Availability, StoreKind, TranscriptSummary};
 use crate::error::{Error, ErrorCode, Result};
+use crate::fs_safe::appends::{carry_appends, late_appends, whole_lines, NotCarried};
 use crate::fs_safe::json_file::read_json;
 use crate::fs_safe::{write_atomic, FileLock, LockOptions};
 use crate::platform;
@@ -27,7 +28,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 /// One agent's sessions directory.
 #[derive(Debug, Clone)]
@@ -445,11 +445,6 @@ pub(crate) fn export_events(
     })
 }
 
-/// The length of `bytes` up to and including its last newline.
-fn whole_lines(bytes: &[u8]) -> usize {
-    memchr::memrchr(b'\n', bytes).map_or(0, |p| p + 1)
-}
-
 /// Lines written by another process during an edit, with references to
 /// deleted entries re-linked the way the edit re-linked the file.
 struct Relinker<'a> {
@@ -527,70 +522,28 @@ fn replace(
     mut body: Vec<u8>,
     outcome: &mut EditOutcome,
 ) -> Result<()> {
-    let identity = platform::file_id(file).map_err(io_err(path))?;
-    let mut consumed = read_len;
     if !body.is_empty() && !body.ends_with(b"\n") {
         body.push(b'\n');
     }
-    // Fold in complete appended lines until the file holds still. A last
-    // line without its newline that does not grow for STALLED is a finished
-    // line whose writer left the newline out: it is taken, and terminated.
-    // A file that does not hold still for 2 s is left as it was: renamed
-    // under a writer that never pauses, the lines it wrote to the old file
-    // meanwhile could only be carried over after the ones it writes to the
-    // new one, out of order.
-    // Once the file was seen growing, one look between two of its
-    // writer's appends is no pause (nor is its writer being scheduled out
-    // for a few ms): it holds still when it stays so for QUIET. OpenClaw
-    // appends a turn's lines together and then waits on the model.
-    const STALLED: Duration = Duration::from_millis(300);
-    const QUIET: Duration = Duration::from_millis(10);
-    let deadline = Instant::now() + Duration::from_secs(2);
+    // Complete appended lines, until the file holds still; a last line
+    // without its newline that stopped growing is taken whole (and
+    // terminated, like every carried line).
     let relinker = Relinker::new(&outcome.strip.relinked);
-    let mut partial: Option<(u64, Instant)> = None;
-    let mut quiet_since: Option<Instant> = None;
-    loop {
-        let now = fs::metadata(path).map_err(io_err(path))?;
-        if platform::path_id(path).ok() != Some(identity) || now.len() < consumed {
-            return Err(concurrent(path, "it was replaced or shortened"));
+    let mut carried = 0;
+    let consumed = carry_appends(file, path, read_len, |lines| {
+        carried += relinker.carry(lines, &mut body);
+        Ok(())
+    })
+    .map_err(|why| match why {
+        NotCarried::Read(e) => io_err(path)(e),
+        NotCarried::Carry(e) => e,
+        NotCarried::Replaced => concurrent(path, "it was replaced or shortened"),
+        NotCarried::NoPause => {
+            concurrent(path, "another process kept appending to it without a pause")
         }
-        if now.len() == consumed {
-            let since = *quiet_since.get_or_insert_with(Instant::now);
-            if consumed == read_len || since.elapsed() >= QUIET {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-            continue;
-        }
-        quiet_since = None;
-        let mut tail = vec![0; (now.len() - consumed) as usize];
-        platform::read_exact_at(file, &mut tail, consumed).map_err(io_err(path))?;
-        let mut complete = whole_lines(&tail);
-        if complete == 0 {
-            match partial {
-                // A finished line without its newline: taken whole (and
-                // terminated below, like every carried line).
-                Some((len, since)) if len == now.len() && since.elapsed() >= STALLED => {
-                    complete = tail.len();
-                }
-                Some((len, _)) if len == now.len() => {}
-                _ => partial = Some((now.len(), Instant::now())),
-            }
-        }
-        outcome.appended_lines_kept += relinker.carry(&tail[..complete], &mut body);
-        consumed += complete as u64;
-        if Instant::now() > deadline {
-            let why = if complete > 0 || complete == tail.len() {
-                "another process kept appending to it without a pause"
-            } else {
-                "a line is being written and does not finish"
-            };
-            return Err(concurrent(path, why));
-        }
-        if complete < tail.len() {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
+        NotCarried::Unfinished => concurrent(path, "a line is being written and does not finish"),
+    })?;
+    outcome.appended_lines_kept += carried;
     write_atomic(path, &body, Some(mode))?;
     outcome.size_after = body.len() as u64;
     // Lines appended to the old file between the last check and the rename
@@ -599,16 +552,7 @@ fn replace(
     // reader can see a write cut at a page boundary for a moment, so only
     // complete lines are carried: a line that never finishes (its writer
     // died) is not turned into a broken one.
-    let settle = Instant::now() + Duration::from_secs(2);
-    let mut tail = loop {
-        let old_len = file.metadata().map_err(io_err(path))?.len();
-        let mut tail = vec![0; old_len.saturating_sub(consumed) as usize];
-        platform::read_exact_at(file, &mut tail, consumed).map_err(io_err(path))?;
-        if tail.is_empty() || tail.ends_with(b"\n") || Instant::now() > settle {
-            break tail;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
+    let mut tail = late_appends(file, consumed).map_err(io_err(path))?;
     tail.truncate(whole_lines(&tail));
     if !tail.is_empty() {
         let mut rescued = Vec::new();
