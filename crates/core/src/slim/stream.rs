@@ -61,7 +61,7 @@ pub fn slim_lines(
     let mut pass = Pass::default();
     // Dropped lines' uuids → their parents: a later line naming one as its
     // parent is re-linked to the nearest kept ancestor.
-    let mut relinked: FastMap<Vec<u8>, Vec<u8>> = FastMap::default();
+    let mut relinked: FastMap<LineId, LineId> = FastMap::default();
     loop {
         while filled < block.len() && !eof {
             match reader.read(&mut block[filled..]) {
@@ -91,11 +91,9 @@ pub fn slim_lines(
                 LineFate::Drop => {
                     if let Some(uuid) = field(body, b"uuid") {
                         let parent = field(body, b"parentUuid").unwrap_or(b"null");
-                        let parent = relinked
-                            .get(parent)
-                            .cloned()
-                            .unwrap_or_else(|| parent.to_vec());
-                        relinked.insert(uuid.to_vec(), parent);
+                        let parent = LineId::of(parent);
+                        let parent = relinked.get(&parent).cloned().unwrap_or(parent);
+                        relinked.insert(LineId::of(uuid), parent);
                     }
                     write(&bytes[kept.clone()], &mut out)?;
                     kept = at + body.len() + 1..at + body.len() + 1;
@@ -141,7 +139,7 @@ pub fn slim_lines(
 /// `line` with its `parentUuid` / `logicalParentUuid` re-linked past dropped
 /// lines; `None` when it names none of them. `has` says which of the two
 /// members the line may have (the others are not looked for).
-fn relink(line: &[u8], relinked: &FastMap<Vec<u8>, Vec<u8>>, has: [bool; 2]) -> Option<Vec<u8>> {
+fn relink(line: &[u8], relinked: &FastMap<LineId, LineId>, has: [bool; 2]) -> Option<Vec<u8>> {
     if relinked.is_empty() {
         return None;
     }
@@ -155,7 +153,7 @@ fn relink(line: &[u8], relinked: &FastMap<Vec<u8>, Vec<u8>>, has: [bool; 2]) -> 
         let Some(raw) = field(current, key) else {
             continue;
         };
-        let Some(parent) = relinked.get(raw) else {
+        let Some(parent) = relinked.get(&LineId::of(raw)) else {
             continue;
         };
         let mut from = b"\"".to_vec();
@@ -166,11 +164,83 @@ fn relink(line: &[u8], relinked: &FastMap<Vec<u8>, Vec<u8>>, has: [bool; 2]) -> 
         };
         let start = at + from.len();
         let mut next = current[..start].to_vec();
-        next.extend_from_slice(parent);
+        parent.write_to(&mut next);
         next.extend_from_slice(&current[start + raw.len()..]);
         out = Some(next);
     }
     out
+}
+
+/// The raw JSON value of a line's `uuid` or parent, held without an
+/// allocation of its own when it is a quoted lowercase UUID (as the CLI
+/// writes them) or `null`: a long session drops a hook progress line or
+/// more per turn, and the map of their ids is the slim's one memory that
+/// grows with the file. Every other value is kept as its bytes, so that
+/// [`LineId::write_to`] gives back exactly the bytes it was made from.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum LineId {
+    /// `"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"` (lowercase hex), as its 128 bits.
+    Uuid(u128),
+    /// `null`.
+    Null,
+    /// Any other raw value, byte for byte.
+    Other(Box<[u8]>),
+}
+
+/// Where the dashes of a UUID's 36 characters are.
+const UUID_DASHES: [usize; 4] = [8, 13, 18, 23];
+
+impl LineId {
+    /// The id of the raw JSON value `raw`.
+    fn of(raw: &[u8]) -> LineId {
+        if raw == b"null" {
+            return LineId::Null;
+        }
+        uuid_bits(raw).map_or_else(|| LineId::Other(raw.into()), LineId::Uuid)
+    }
+
+    /// Appends the raw value this id was made from to `out`.
+    fn write_to(&self, out: &mut Vec<u8>) {
+        match self {
+            LineId::Uuid(bits) => {
+                let mut text = [b'-'; 38];
+                (text[0], text[37]) = (b'"', b'"');
+                let digits = (0..36).filter(|i| !UUID_DASHES.contains(i));
+                for (n, i) in digits.enumerate() {
+                    let nibble = (bits >> (124 - 4 * n)) as u8 & 0xf;
+                    text[i + 1] = b"0123456789abcdef"[nibble as usize];
+                }
+                out.extend_from_slice(&text);
+            }
+            LineId::Null => out.extend_from_slice(b"null"),
+            LineId::Other(raw) => out.extend_from_slice(raw),
+        }
+    }
+}
+
+/// The 128 bits of `raw` when it is a quoted UUID in lowercase hex with
+/// its four dashes (an uppercase one is not: its bytes would not come back).
+fn uuid_bits(raw: &[u8]) -> Option<u128> {
+    let text = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if text.len() != 36 {
+        return None;
+    }
+    let mut bits = 0u128;
+    for (i, &b) in text.iter().enumerate() {
+        if UUID_DASHES.contains(&i) {
+            if b != b'-' {
+                return None;
+            }
+            continue;
+        }
+        let nibble = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => return None,
+        };
+        bits = bits << 4 | u128::from(nibble);
+    }
+    Some(bits)
 }
 
 /// A buffered writer to a new temporary file.
@@ -269,4 +339,30 @@ pub fn concurrent(path: &Path, why: &str) -> Error {
         format!("{} changed during the slim: {why}", path.display()),
     )
     .with_hint("nothing was changed; run the slim again once the session is idle")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineId;
+
+    #[test]
+    fn a_line_id_gives_back_the_bytes_it_was_made_from() {
+        let raws: [&[u8]; 7] = [
+            b"\"0b1a7ed0-0000-4000-8000-00000000f00d\"",
+            b"\"0B1A7ED0-0000-4000-8000-00000000F00D\"",
+            b"\"0b1a7ed0-0000-4000-8000-00000000f00\"",
+            b"\"0b1a7ed0_0000-4000-8000-00000000f00d\"",
+            b"null",
+            b"\"msg-1\"",
+            b"42",
+        ];
+        for raw in raws {
+            let mut out = Vec::new();
+            LineId::of(raw).write_to(&mut out);
+            assert_eq!(out, raw, "{}", String::from_utf8_lossy(raw));
+        }
+        assert!(matches!(LineId::of(raws[0]), LineId::Uuid(_)));
+        assert!(matches!(LineId::of(raws[1]), LineId::Other(_)));
+        assert!(LineId::of(raws[0]) != LineId::of(raws[1]));
+    }
 }
