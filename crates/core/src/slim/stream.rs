@@ -222,26 +222,32 @@ impl LineId {
 /// its four dashes (an uppercase one is not: its bytes would not come back).
 fn uuid_bits(raw: &[u8]) -> Option<u128> {
     let text = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    if text.len() != 36 {
+    if text.len() != 36 || UUID_DASHES.iter().any(|&i| text[i] != b'-') {
         return None;
     }
     let mut bits = 0u128;
-    for (i, &b) in text.iter().enumerate() {
-        if UUID_DASHES.contains(&i) {
-            if b != b'-' {
+    for range in [0..8, 9..13, 14..18, 19..23, 24..36] {
+        for &b in &text[range] {
+            let nibble = HEX_DIGITS[b as usize];
+            if nibble > 0xf {
                 return None;
             }
-            continue;
+            bits = bits << 4 | u128::from(nibble);
         }
-        let nibble = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            _ => return None,
-        };
-        bits = bits << 4 | u128::from(nibble);
     }
     Some(bits)
 }
+
+/// The value of each lowercase hex digit, per byte; `0xff` for any other.
+const HEX_DIGITS: [u8; 256] = {
+    let mut values = [0xff; 256];
+    let mut i = 0;
+    while i < 16 {
+        values[b"0123456789abcdef"[i] as usize] = i as u8;
+        i += 1;
+    }
+    values
+};
 
 /// A buffered writer to a new temporary file.
 pub fn temp_writer(tmp: &Path, mode: u32) -> Result<BufWriter<TempFile>> {
