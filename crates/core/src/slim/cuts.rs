@@ -135,8 +135,8 @@ impl Cuts {
         let mut cuts = Cuts::default();
         let raw = parts.raw;
         for content in [parts.content, parts.copied_content].into_iter().flatten() {
-            for block in elements(content) {
-                cuts.block(raw, block, settings);
+            for (block, read) in blocks(content) {
+                cuts.block(raw, block, read, settings);
             }
         }
         if let Some(copy) = parts.tool_use_result {
@@ -181,8 +181,8 @@ impl Cuts {
     }
 
     /// Cuts one block of a message's content.
-    fn block(&mut self, raw: &[u8], block: &[u8], settings: &SlimSettings) {
-        let [kind, source, content] = members(block, [b"type", b"source", b"content"]);
+    fn block(&mut self, raw: &[u8], block: &[u8], read: BlockMembers<'_>, settings: &SlimSettings) {
+        let [kind, source, content] = read;
         let kind = kind.and_then(as_str);
         match kind.as_deref() {
             Some(k @ ("image" | "document")) if settings.drop_images => {
@@ -492,6 +492,16 @@ fn json_string(text: &str) -> Vec<u8> {
 /// The elements of a raw JSON array, each exactly its own bytes, each
 /// walked once; the walk stops at the first error.
 fn elements(array: &[u8]) -> impl Iterator<Item = &[u8]> {
+    elements_read(array, |rest| Some((value_len(rest)?, ()))).map(|(element, ())| element)
+}
+
+/// The elements of a raw JSON array with what `read` makes of each: given
+/// the array from an element on, its length and what was read of it; the
+/// walk stops at the first error.
+fn elements_read<'a, T>(
+    array: &'a [u8],
+    read: impl Fn(&'a [u8]) -> Option<(usize, T)>,
+) -> impl Iterator<Item = (&'a [u8], T)> {
     let skip = |mut at: usize| {
         while array
             .get(at)
@@ -508,10 +518,50 @@ fn elements(array: &[u8]) -> impl Iterator<Item = &[u8]> {
         if matches!(array.get(at), None | Some(b']')) {
             return None;
         }
-        let len = value_len(&array[at..])?;
+        let (len, what) = read(&array[at..])?;
         next = Some(at + len);
-        Some(&array[at..at + len])
+        Some((&array[at..at + len], what))
     })
+}
+
+/// The `type`, `source` and `content` members of a content block.
+type BlockMembers<'a> = [Option<&'a [u8]>; 3];
+
+/// The keys of [`BlockMembers`], in order.
+const BLOCK_KEYS: [&[u8]; 3] = [b"type", b"source", b"content"];
+
+/// The elements of a message's content array with the members of each that
+/// [`Cuts::block`] looks at, as [`elements`] and [`members`] give them, but
+/// an object block is walked once: the walk that reads its members finds
+/// its end. That end is taken only where the whole-value scan of
+/// [`elements`] finds the same one: the walk closed at the block's brace
+/// and no bare value in it holds a bracket or quote (which the scan counts
+/// and the walk passes over); otherwise the block is scanned and read apart.
+fn blocks(array: &[u8]) -> impl Iterator<Item = (&[u8], BlockMembers<'_>)> {
+    elements_read(array, |rest| {
+        walked_block(rest).or_else(|| {
+            let len = value_len(rest)?;
+            Some((len, members(&rest[..len], BLOCK_KEYS)))
+        })
+    })
+}
+
+/// The length and [`BlockMembers`] of the object block at the start of
+/// `rest`, in one walk; `None` when the walk's end may not be the scan's.
+fn walked_block(rest: &[u8]) -> Option<(usize, BlockMembers<'_>)> {
+    let mut read: BlockMembers<'_> = [None; 3];
+    let mut fields = Fields::new(rest);
+    for (key, value) in fields.by_ref() {
+        if !matches!(value.first(), Some(b'"' | b'{' | b'['))
+            && value.iter().any(|b| matches!(b, b'"' | b'{' | b'['))
+        {
+            return None;
+        }
+        if let Some(i) = BLOCK_KEYS.iter().position(|k| *k == key) {
+            read[i] = Some(value);
+        }
+    }
+    Some((fields.end()?, read))
 }
 
 /// The raw values of the members `keys` of the object `obj` (the last of a
@@ -901,5 +951,24 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("cut by slim"));
+    }
+
+    #[test]
+    fn content_blocks_walked_once_are_the_ones_scanned_and_read_apart() {
+        let arrays: [&[u8]; 6] = [
+            br#"[{"type":"text","text":"a [ { \" b"},{"type":"tool_result","content":[{"type":"text","text":"x"}]}]"#,
+            br#"[ {"type" : "image", "source": {"data": "]}"}} , "plain", 4, {"n":true}]"#,
+            br#"[{"a":x[},{"type":"image"}]]"#,
+            br#"[{"a":1"type":"x"},{"type":"y",,"content":"z"}]"#,
+            br#"[{"type":"tool_result","content":"x"}"#,
+            br#"[{"a":"}"},{"b":tr]ue}]"#,
+        ];
+        for array in arrays {
+            let apart: Vec<_> = elements(array)
+                .map(|b| (b, members(b, BLOCK_KEYS)))
+                .collect();
+            let once: Vec<_> = blocks(array).collect();
+            assert_eq!(once, apart, "{}", String::from_utf8_lossy(array));
+        }
     }
 }
