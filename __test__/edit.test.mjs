@@ -155,7 +155,6 @@ test('an appender writing a turn every 25 ms during 200 edits loses no line', as
 test('an edit against a writer that never holds still gives up after a while and changes nothing', { timeout: 120_000 }, async () => {
   const { state, dir } = stateWith({ 'd6.jsonl': openclawTranscript(5) });
   const file = path.join(dir, 'd6.jsonl');
-  const inode = fs.statSync(file).ino;
   const appender = spawn(process.execPath, [path.join(root, '__test__', 'support', 'appender.mjs'), file, '0'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   appender.stdout.on('data', (d) => (out += d));
@@ -168,13 +167,24 @@ test('an edit against a writer that never holds still gives up after a while and
     }
     // It used to fold in the writer's lines for as long as they kept
     // coming; renamed under the writer, lines would come out of order.
-    await assert.rejects(addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } }), (e) => {
-      assert.equal(e.code, 'E_CONCURRENT_MODIFICATION');
-      assert.match(e.message, /kept appending/);
-      return true;
-    });
-    assert.equal(fs.statSync(file).ino, inode, 'the transcript was not replaced');
-    assert.deepEqual(backups(dir, 'd6.jsonl'), [], 'no backup is left behind');
+    // On a loaded machine the writer itself may be scheduled out for longer
+    // than an edit waits for a pause: that is a pause, and the edit goes
+    // through; the refusal is then tried again.
+    let refusal;
+    for (let attempt = 1; attempt <= 5 && !refusal; attempt++) {
+      const before = { ino: fs.statSync(file).ino, backups: backups(dir, 'd6.jsonl').length };
+      try {
+        await addon.executeEdit({ stateDir: state, toolRemoval: { preset: 'extreme' } });
+        console.log(`# attempt ${attempt}: the writer paused (scheduled out), the edit went through`);
+      } catch (e) {
+        if (e?.code !== 'E_CONCURRENT_MODIFICATION') throw e;
+        refusal = e;
+        assert.equal(fs.statSync(file).ino, before.ino, 'the transcript was not replaced');
+        assert.equal(backups(dir, 'd6.jsonl').length, before.backups, 'no backup is left behind');
+      }
+    }
+    assert.ok(refusal, 'refused while the writer never held still, in one of 5 tries');
+    assert.match(refusal.message, /kept appending/);
   } finally {
     appender.stdin.end();
     const killer = setTimeout(() => appender.kill(), 10_000);
