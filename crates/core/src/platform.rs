@@ -132,7 +132,7 @@ pub fn start_writeback(file: &File, offset: u64, len: u64) {
 }
 
 /// Reads up to `buf.len()` bytes at `offset`; the number read (0 at the end).
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     imp::read_at(file, buf, offset)
 }
 

@@ -11,8 +11,10 @@
 
 pub mod cuts;
 pub mod raw_text;
+mod read_ahead;
 pub mod rules;
 mod stream;
+mod write_behind;
 
 pub use rules::{
     human_bytes, preset, settings, SlimOverrides, SlimSettings, SlimStats, BYTES_PER_TOKEN,
@@ -408,7 +410,7 @@ fn fork(
             len,
             &req.settings,
             Some(&restamp),
-            writer.as_mut().map(|w| w as &mut dyn Write),
+            writer.as_mut().map(|w| w as &mut (dyn Write + Send)),
             path,
         )?;
         check_same(&pass, path, false)?;

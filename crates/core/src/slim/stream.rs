@@ -5,7 +5,9 @@
 //! change before anything is renamed.
 
 use super::cuts::{slim_parts, LineFate};
+use super::read_ahead::ReadAhead;
 use super::rules::{SlimSettings, SlimStats};
+use super::write_behind::WriteBehind;
 use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast_map::FastMap;
@@ -13,7 +15,7 @@ use crate::fs_safe::appends::{self, NotCarried};
 use crate::json_scan::field;
 use crate::platform;
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 /// Rewrites a line after slimming (a fork re-stamps the session id).
@@ -35,43 +37,101 @@ pub struct Pass {
     pub bytes_written: u64,
 }
 
-/// Bytes read from the transcript at a time (a longer line grows the
-/// buffer to hold it).
-const READ_BLOCK: usize = 4 << 20;
-
 /// Slims the whole lines of the first `len` bytes of `file` into `out` (no
 /// `out` for a dry run). A last line without its newline is neither read
 /// into the pass nor written.
 ///
-/// The file is read in large blocks and each line is sliced out of its
-/// block: the fold's walk over a line finds its end and the members the
-/// cuts look at, and a run of lines kept as they are is written straight
-/// from the block.
+/// The file is read in large blocks ahead of the slim and each line is
+/// sliced out of its block: the fold's walk over a line finds its end and
+/// the members the cuts look at, and a run of lines kept as they are is
+/// written straight from the block. Reading and writing run on threads of
+/// their own beside the slim ([`ReadAhead`], [`WriteBehind`]).
 pub fn slim_lines(
     file: &File,
     len: u64,
     settings: &SlimSettings,
     restamp: Option<Restamp<'_>>,
-    mut out: Option<&mut dyn Write>,
+    out: Option<&mut (dyn Write + Send)>,
     path: &Path,
 ) -> Result<Pass> {
-    let mut reader = file.take(len);
-    let mut block = vec![0; READ_BLOCK.min(len as usize + 1)];
-    let (mut filled, mut eof) = (0, false);
-    let mut pass = Pass::default();
-    // Dropped lines' uuids → their parents: a later line naming one as its
-    // parent is re-linked to the nearest kept ancestor.
-    let mut relinked: FastMap<LineId, LineId> = FastMap::default();
-    loop {
-        while filled < block.len() && !eof {
-            match reader.read(&mut block[filled..]) {
-                Ok(0) => eof = true,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(read_failed(path, &e)),
+    let mut slim = Slim {
+        settings,
+        restamp,
+        pass: Pass::default(),
+        relinked: FastMap::default(),
+    };
+    std::thread::scope(|scope| {
+        let started = |e: std::io::Error| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("could not start a thread: {e}"),
+            )
+        };
+        let mut blocks = ReadAhead::start(scope, file, len).map_err(started)?;
+        let mut out = match out {
+            Some(out) => Some(WriteBehind::start(scope, out).map_err(started)?),
+            None => None,
+        };
+        let mut writer = out.as_mut().map(|w| w as &mut dyn Write);
+        // The unfinished line at the end of the blocks so far.
+        let mut unfinished: Vec<u8> = Vec::new();
+        while let Some(block) = blocks.next_block() {
+            let mut block = block.map_err(|e| read_failed(path, &e))?;
+            let mut from = 0;
+            if !block.prepend(&unfinished) {
+                // A line longer than the room in front of a block: gathered
+                // until its newline comes, then slimmed on its own.
+                let Some(nl) = memchr::memchr(b'\n', block.bytes()) else {
+                    unfinished.extend_from_slice(block.bytes());
+                    blocks.recycle(block);
+                    continue;
+                };
+                unfinished.extend_from_slice(&block.bytes()[..=nl]);
+                slim.lines(&unfinished, &mut writer, path)?;
+                from = nl + 1;
             }
+            unfinished.clear();
+            let bytes = &block.bytes()[from..];
+            let consumed = slim.lines(bytes, &mut writer, path)?;
+            unfinished.extend_from_slice(&bytes[consumed..]);
+            blocks.recycle(block);
         }
-        let bytes = &block[..filled];
+        if let Some(out) = out {
+            out.finish().map_err(|e| Error::write_failed(path, &e))?;
+        }
+        Ok(())
+    })?;
+    Ok(slim.pass)
+}
+
+/// What slims the lines of one pass, block by block.
+struct Slim<'a> {
+    /// The cuts to make.
+    settings: &'a SlimSettings,
+    /// What re-stamps a line after its cuts (a fork's session id).
+    restamp: Option<Restamp<'a>>,
+    /// What was read, cut and written so far.
+    pass: Pass,
+    /// Dropped lines' uuids → their parents: a later line naming one as
+    /// its parent is re-linked to the nearest kept ancestor.
+    relinked: FastMap<LineId, LineId>,
+}
+
+impl Slim<'_> {
+    /// Slims the whole lines of `bytes` into `out`; how many bytes they
+    /// took (the rest is an unfinished line).
+    fn lines(
+        &mut self,
+        bytes: &[u8],
+        out: &mut Option<&mut dyn Write>,
+        path: &Path,
+    ) -> Result<usize> {
+        let Slim {
+            settings,
+            restamp,
+            pass,
+            relinked,
+        } = self;
         // Kept lines not written yet: `bytes[kept.clone()]`, newlines included.
         let mut kept = 0..0;
         let write = |from: &[u8], out: &mut Option<&mut dyn Write>| match out {
@@ -95,7 +155,7 @@ pub fn slim_lines(
                         let parent = relinked.get(&parent).cloned().unwrap_or(parent);
                         relinked.insert(LineId::of(uuid), parent);
                     }
-                    write(&bytes[kept.clone()], &mut out)?;
+                    write(&bytes[kept.clone()], out)?;
                     kept = at + body.len() + 1..at + body.len() + 1;
                     return Ok(());
                 }
@@ -104,7 +164,7 @@ pub fn slim_lines(
             };
             // The cuts leave the line's members as they were.
             let has_parents = line.names_parents().unwrap_or([true; 2]);
-            let relinked_line = relink(slimmed, &relinked, has_parents);
+            let relinked_line = relink(slimmed, relinked, has_parents);
             let slimmed = relinked_line.as_deref().unwrap_or(slimmed);
             let stamped = restamp.and_then(|f| f(slimmed));
             let written = stamped.as_deref().unwrap_or(slimmed);
@@ -116,23 +176,14 @@ pub fn slim_lines(
                 return Ok(());
             }
             pass.after.feed_line_without_savings(written);
-            write(&bytes[kept.clone()], &mut out)?;
+            write(&bytes[kept.clone()], out)?;
             kept = at + body.len() + 1..at + body.len() + 1;
-            write(written, &mut out)?;
-            write(b"\n", &mut out)
+            write(written, out)?;
+            write(b"\n", out)
         })?;
-        write(&bytes[kept], &mut out)?;
+        write(&bytes[kept], out)?;
         pass.bytes_read += consumed as u64;
-        if eof {
-            return Ok(pass);
-        }
-        // The line cut by the block's end moves to its start; a line longer
-        // than the block grows it.
-        block.copy_within(consumed..filled, 0);
-        filled -= consumed;
-        if filled == block.len() {
-            block.resize(block.len() * 2, 0);
-        }
+        Ok(consumed)
     }
 }
 
