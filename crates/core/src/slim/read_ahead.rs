@@ -10,7 +10,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::thread::Scope;
 
 /// Bytes read at a time (the last block of a file is shorter).
-const BLOCK: usize = 4 << 20;
+const BLOCK: usize = 1 << 20;
 
 /// Room kept in front of each block's bytes for the unfinished line of the
 /// block before, so that it joins the block without copying the block.
