@@ -207,13 +207,8 @@ fn relink(line: &[u8], relinked: &FastMap<LineId, LineId>, has: [bool; 2]) -> Op
         let Some(parent) = relinked.get(&LineId::of(raw)) else {
             continue;
         };
-        let mut from = b"\"".to_vec();
-        from.extend_from_slice(key);
-        from.extend_from_slice(b"\":");
-        let Some(at) = memchr::memmem::find(current, &[&from[..], raw].concat()) else {
-            continue;
-        };
-        let start = at + from.len();
+        // The member's value as `field` found it, in `current`.
+        let start = raw.as_ptr() as usize - current.as_ptr() as usize;
         let mut next = current[..start].to_vec();
         parent.write_to(&mut next);
         next.extend_from_slice(&current[start + raw.len()..]);

@@ -593,8 +593,11 @@ fn lines_after_dropped_ones_are_relinked_by_parent_and_logical_parent() {
         line(serde_json::json!({"parentUuid": null, "logicalParentUuid": "p2", "uuid": "c1",
             "sessionId": ID, "type": "system", "subtype": "compact_boundary"})),
         line(serde_json::json!({"type": "cost-state", "sessionId": ID, "totalCostUSD": 0.5})),
-        line(serde_json::json!({"sessionId": ID, "uuid": "u2", "type": "user", "parentUuid": "p2",
-            "message": {"role": "user", "content": "again"}})),
+        // A member of the same name inside the message, before the line's
+        // own: left as it is.
+        line(serde_json::json!({"sessionId": ID, "uuid": "u2", "type": "user",
+            "message": {"role": "user", "content": "again", "parentUuid": "p2"},
+            "parentUuid": "p2"})),
     ]
     .map(|l| l + "\n")
     .concat();
@@ -606,6 +609,7 @@ fn lines_after_dropped_ones_are_relinked_by_parent_and_logical_parent() {
     assert_eq!(after[1]["logicalParentUuid"], "u1");
     assert_eq!(after[1]["parentUuid"], Value::Null);
     assert_eq!(after[3]["parentUuid"], "u1");
+    assert_eq!(after[3]["message"]["parentUuid"], "p2");
     let written = fs::read_to_string(&path).unwrap();
     assert!(written.contains(&line(
         serde_json::json!({"type": "cost-state", "sessionId": ID, "totalCostUSD": 0.5})
