@@ -54,8 +54,20 @@ impl Block {
 pub struct ReadAhead {
     /// Blocks read, or the error that ended the reading.
     read: Receiver<io::Result<Block>>,
-    /// Buffers handed back to be read into again.
-    spent: Sender<Vec<u8>>,
+    /// Where blocks go back to be read into again.
+    spent: Recycler,
+}
+
+/// Hands blocks back to a [`ReadAhead`] to be read into again (from any
+/// thread).
+#[derive(Clone)]
+pub struct Recycler(Sender<Vec<u8>>);
+
+impl Recycler {
+    /// Hands `block` back.
+    pub fn recycle(&self, block: Block) {
+        let _ = self.0.send(block.buf);
+    }
 }
 
 impl ReadAhead {
@@ -72,7 +84,10 @@ impl ReadAhead {
         std::thread::Builder::new()
             .name("slim-read".into())
             .spawn_scoped(scope, move || read_blocks(file, len, &ready, &recycled))?;
-        Ok(ReadAhead { read, spent })
+        Ok(ReadAhead {
+            read,
+            spent: Recycler(spent),
+        })
     }
 
     /// The next block; `None` after the last.
@@ -80,9 +95,9 @@ impl ReadAhead {
         self.read.recv().ok()
     }
 
-    /// Hands a slimmed block back to be read into again.
-    pub fn recycle(&self, block: Block) {
-        let _ = self.spent.send(block.buf);
+    /// What hands blocks back to be read into again, from any thread.
+    pub fn recycler(&self) -> Recycler {
+        self.spent.clone()
     }
 }
 
@@ -153,7 +168,7 @@ mod tests {
             while let Some(block) = blocks.next_block() {
                 let block = block.unwrap();
                 read.extend_from_slice(block.bytes());
-                blocks.recycle(block);
+                blocks.recycler().recycle(block);
             }
             read
         })

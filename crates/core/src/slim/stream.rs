@@ -7,7 +7,7 @@
 use super::cuts::{slim_parts, LineFate};
 use super::read_ahead::ReadAhead;
 use super::rules::{SlimSettings, SlimStats};
-use super::write_behind::WriteBehind;
+use super::write_behind::{Batch, Part, Read, WriteBehind};
 use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast_map::FastMap;
@@ -68,11 +68,20 @@ pub fn slim_lines(
             )
         };
         let mut blocks = ReadAhead::start(scope, file, len).map_err(started)?;
+        let recycler = blocks.recycler();
         let mut out = match out {
-            Some(out) => Some(WriteBehind::start(scope, out).map_err(started)?),
+            Some(out) => Some(WriteBehind::start(scope, out, recycler.clone()).map_err(started)?),
             None => None,
         };
-        let mut writer = out.as_mut().map(|w| w as &mut dyn Write);
+        let mut write = |batch: Batch| match &mut out {
+            Some(out) => out.send(batch).map_err(|e| Error::write_failed(path, &e)),
+            None => {
+                if let Read::Block(block) = batch.read {
+                    recycler.recycle(block);
+                }
+                Ok(())
+            }
+        };
         // The unfinished line at the end of the blocks so far.
         let mut unfinished: Vec<u8> = Vec::new();
         while let Some(block) = blocks.next_block() {
@@ -83,18 +92,27 @@ pub fn slim_lines(
                 // until its newline comes, then slimmed on its own.
                 let Some(nl) = memchr::memchr(b'\n', block.bytes()) else {
                     unfinished.extend_from_slice(block.bytes());
-                    blocks.recycle(block);
+                    recycler.recycle(block);
                     continue;
                 };
                 unfinished.extend_from_slice(&block.bytes()[..=nl]);
-                slim.lines(&unfinished, &mut writer, path)?;
+                let line = std::mem::take(&mut unfinished);
+                let mut parts = Vec::new();
+                slim.lines(&line, 0, &mut parts);
+                write(Batch {
+                    read: Read::Line(line),
+                    parts,
+                })?;
                 from = nl + 1;
             }
             unfinished.clear();
-            let bytes = &block.bytes()[from..];
-            let consumed = slim.lines(bytes, &mut writer, path)?;
-            unfinished.extend_from_slice(&bytes[consumed..]);
-            blocks.recycle(block);
+            let mut parts = Vec::new();
+            let consumed = slim.lines(&block.bytes()[from..], from, &mut parts);
+            unfinished.extend_from_slice(&block.bytes()[from + consumed..]);
+            write(Batch {
+                read: Read::Block(block),
+                parts,
+            })?;
         }
         if let Some(out) = out {
             out.finish().map_err(|e| Error::write_failed(path, &e))?;
@@ -118,72 +136,73 @@ struct Slim<'a> {
 }
 
 impl Slim<'_> {
-    /// Slims the whole lines of `bytes` into `out`; how many bytes they
-    /// took (the rest is an unfinished line).
-    fn lines(
-        &mut self,
-        bytes: &[u8],
-        out: &mut Option<&mut dyn Write>,
-        path: &Path,
-    ) -> Result<usize> {
+    /// Slims the whole lines of `bytes` (at `offset` in what was read):
+    /// what is written of them goes to `parts`. Returns how many bytes the
+    /// lines took (the rest is an unfinished line).
+    fn lines(&mut self, bytes: &[u8], offset: usize, parts: &mut Vec<Part>) -> usize {
         let Slim {
             settings,
             restamp,
             pass,
             relinked,
         } = self;
-        // Kept lines not written yet: `bytes[kept.clone()]`, newlines included.
+        // Kept lines not handed over yet: `bytes[kept.clone()]`, newlines
+        // included.
         let mut kept = 0..0;
-        let write = |from: &[u8], out: &mut Option<&mut dyn Write>| match out {
-            Some(out) => out
-                .write_all(from)
-                .map_err(|e| Error::write_failed(path, &e)),
-            None => Ok(()),
-        };
-        let consumed = pass.before.feed_lines(bytes, |line| {
-            let body = line.raw;
-            let at = body.as_ptr() as usize - bytes.as_ptr() as usize;
-            let fate = match line.slim_parts() {
-                Some(parts) => slim_parts(&parts, settings, &mut pass.stats),
-                None => LineFate::Keep,
-            };
-            let slimmed: &[u8] = match &fate {
-                LineFate::Drop => {
-                    if let Some(uuid) = field(body, b"uuid") {
-                        let parent = field(body, b"parentUuid").unwrap_or(b"null");
-                        let parent = LineId::of(parent);
-                        let parent = relinked.get(&parent).cloned().unwrap_or(parent);
-                        relinked.insert(LineId::of(uuid), parent);
-                    }
-                    write(&bytes[kept.clone()], out)?;
-                    kept = at + body.len() + 1..at + body.len() + 1;
-                    return Ok(());
-                }
-                LineFate::Keep => body,
-                LineFate::Replace(new) => new,
-            };
-            // The cuts leave the line's members as they were.
-            let has_parents = line.names_parents().unwrap_or([true; 2]);
-            let relinked_line = relink(slimmed, relinked, has_parents);
-            let slimmed = relinked_line.as_deref().unwrap_or(slimmed);
-            let stamped = restamp.and_then(|f| f(slimmed));
-            let written = stamped.as_deref().unwrap_or(slimmed);
-            pass.bytes_written += written.len() as u64 + 1;
-            if fate == LineFate::Keep && relinked_line.is_none() && stamped.is_none() {
-                // As it was: folded from what was read, written with the run.
-                pass.after.fold_read_line(line);
-                kept.end = at + body.len() + 1;
-                return Ok(());
+        let hand_over = |kept: &std::ops::Range<usize>, parts: &mut Vec<Part>| {
+            if !kept.is_empty() {
+                parts.push(Part::Kept(kept.start + offset..kept.end + offset));
             }
-            pass.after.feed_line_without_savings(written);
-            write(&bytes[kept.clone()], out)?;
-            kept = at + body.len() + 1..at + body.len() + 1;
-            write(written, out)?;
-            write(b"\n", out)
-        })?;
-        write(&bytes[kept], out)?;
+        };
+        let done: std::result::Result<usize, std::convert::Infallible> =
+            pass.before.feed_lines(bytes, |line| {
+                let body = line.raw;
+                let at = body.as_ptr() as usize - bytes.as_ptr() as usize;
+                let next = at + body.len() + 1;
+                let fate = match line.slim_parts() {
+                    Some(parts) => slim_parts(&parts, settings, &mut pass.stats),
+                    None => LineFate::Keep,
+                };
+                let slimmed = match fate {
+                    LineFate::Drop => {
+                        if let Some(uuid) = field(body, b"uuid") {
+                            let parent = field(body, b"parentUuid").unwrap_or(b"null");
+                            let parent = LineId::of(parent);
+                            let parent = relinked.get(&parent).cloned().unwrap_or(parent);
+                            relinked.insert(LineId::of(uuid), parent);
+                        }
+                        hand_over(&kept, parts);
+                        kept = next..next;
+                        return Ok(());
+                    }
+                    LineFate::Keep => None,
+                    LineFate::Replace(new) => Some(new),
+                };
+                // The cuts leave the line's members as they were.
+                let has_parents = line.names_parents().unwrap_or([true; 2]);
+                let current = slimmed.as_deref().unwrap_or(body);
+                let slimmed = relink(current, relinked, has_parents).or(slimmed);
+                let current = slimmed.as_deref().unwrap_or(body);
+                let written = restamp.and_then(|f| f(current)).or(slimmed);
+                let Some(written) = written else {
+                    // As it was: folded from what was read, written with
+                    // the run.
+                    pass.bytes_written += body.len() as u64 + 1;
+                    pass.after.fold_read_line(line);
+                    kept.end = next;
+                    return Ok(());
+                };
+                pass.bytes_written += written.len() as u64 + 1;
+                pass.after.feed_line_without_savings(&written);
+                hand_over(&kept, parts);
+                parts.push(Part::Line(written));
+                kept = next..next;
+                Ok(())
+            });
+        let consumed = done.unwrap_or_else(|never| match never {});
+        hand_over(&kept, parts);
         pass.bytes_read += consumed as u64;
-        Ok(consumed)
+        consumed
     }
 }
 

@@ -1,66 +1,110 @@
-//! The slim's writes, on a thread of their own: the slimmed lines are
-//! gathered into large chunks that a writing thread hands to the file while
-//! the next lines are slimmed, so the kernel's copy into the page cache and
-//! the hand-over to the disk cost the slim no time of its own on a machine
-//! with a second core.
+//! The slim's writes, on a thread of their own: the slimming thread hands
+//! over each block it read with what becomes of it (runs of lines kept as
+//! they are, and the lines it rewrote), and the writing thread copies them
+//! out of the block into large chunks that it hands to the file. The copy
+//! and the kernel's copy into the page cache cost the slimming thread no
+//! time of its own on a machine with a second core.
 
+use super::read_ahead::{Block, Recycler};
 use std::io::{self, Write};
-use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
+use std::ops::Range;
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::{Scope, ScopedJoinHandle};
 
-/// Bytes gathered before a chunk goes to the writing thread.
+/// Bytes gathered before they go to the file.
 const CHUNK: usize = 1 << 20;
 
-/// A writer that writes to `out` on a thread of the scope it was started
-/// in. [`WriteBehind::finish`] waits for every byte to be written and
-/// gives the first error.
+/// What is written of a piece of the transcript read.
+pub enum Part {
+    /// A run of whole lines (newlines included) written as they were read:
+    /// a range of the piece's bytes.
+    Kept(Range<usize>),
+    /// One line written in place of the one read (its newline follows).
+    Line(Vec<u8>),
+}
+
+/// A piece of the transcript read, and what is written of it.
+pub struct Batch {
+    /// The bytes read.
+    pub read: Read,
+    /// What is written of them, in order.
+    pub parts: Vec<Part>,
+}
+
+/// Bytes read, as one block or on their own.
+pub enum Read {
+    /// A block of the file, handed back to be read into once written.
+    Block(Block),
+    /// A line longer than the room in front of a block, gathered from
+    /// several.
+    Line(Vec<u8>),
+}
+
+impl Read {
+    /// The bytes read.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Read::Block(block) => block.bytes(),
+            Read::Line(line) => line,
+        }
+    }
+}
+
+/// The writing thread of a pass. [`WriteBehind::finish`] waits for every
+/// byte to be written and gives the first error.
 pub struct WriteBehind<'scope> {
-    /// Bytes not handed over yet.
-    chunk: Vec<u8>,
-    /// Chunks to write; `None` once finished or the thread stopped.
-    full: Option<SyncSender<Vec<u8>>>,
-    /// Chunks written, to be filled again.
-    spent: Receiver<Vec<u8>>,
-    /// The writing thread: its first error.
+    /// Batches to write; `None` once the thread stopped.
+    batches: Option<SyncSender<Batch>>,
+    /// The writing thread.
     thread: Option<ScopedJoinHandle<'scope, io::Result<()>>>,
 }
 
 impl<'scope> WriteBehind<'scope> {
-    /// Starts the writing thread on `scope`.
+    /// Starts the writing thread on `scope`, writing to `out` and handing
+    /// the blocks written back to `recycler`.
     pub fn start(
         scope: &'scope Scope<'scope, '_>,
         out: &'scope mut (dyn Write + Send),
+        recycler: Recycler,
     ) -> io::Result<WriteBehind<'scope>> {
-        let (full, chunks) = sync_channel::<Vec<u8>>(1);
-        let (spent_back, spent) = channel();
+        let (batches, received) = sync_channel::<Batch>(2);
         let thread = std::thread::Builder::new()
             .name("slim-write".into())
             .spawn_scoped(scope, move || {
-                for mut chunk in chunks {
-                    out.write_all(&chunk)?;
-                    chunk.clear();
-                    let _ = spent_back.send(chunk);
+                let mut chunk = Vec::with_capacity(CHUNK);
+                for Batch { read, parts } in received {
+                    for part in &parts {
+                        let (written, newline): (&[u8], &[u8]) = match part {
+                            Part::Kept(range) => (&read.bytes()[range.clone()], b""),
+                            Part::Line(line) => (line, b"\n"),
+                        };
+                        if chunk.len() + written.len() >= CHUNK && !chunk.is_empty() {
+                            out.write_all(&chunk)?;
+                            chunk.clear();
+                        }
+                        if written.len() >= CHUNK {
+                            out.write_all(written)?;
+                            out.write_all(newline)?;
+                        } else {
+                            chunk.extend_from_slice(written);
+                            chunk.extend_from_slice(newline);
+                        }
+                    }
+                    if let Read::Block(block) = read {
+                        recycler.recycle(block);
+                    }
                 }
-                Ok(())
+                out.write_all(&chunk)
             })?;
         Ok(WriteBehind {
-            chunk: Vec::with_capacity(CHUNK),
-            full: Some(full),
-            spent,
+            batches: Some(batches),
             thread: Some(thread),
         })
     }
 
-    /// Hands the gathered bytes to the writing thread; its error when it
-    /// has stopped.
-    fn hand_over(&mut self) -> io::Result<()> {
-        let next = self
-            .spent
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(CHUNK));
-        let chunk = std::mem::replace(&mut self.chunk, next);
-        let sent = self.full.as_ref().map(|full| full.send(chunk));
-        match sent {
+    /// Hands a batch to the writing thread; its error when it has stopped.
+    pub fn send(&mut self, batch: Batch) -> io::Result<()> {
+        match self.batches.as_ref().map(|b| b.send(batch)) {
             Some(Ok(())) => Ok(()),
             _ => Err(self.stop().err().unwrap_or_else(stopped)),
         }
@@ -68,7 +112,7 @@ impl<'scope> WriteBehind<'scope> {
 
     /// Lets the writing thread finish and gives its result.
     fn stop(&mut self) -> io::Result<()> {
-        self.full = None;
+        self.batches = None;
         match self.thread.take().map(ScopedJoinHandle::join) {
             Some(Ok(result)) => result,
             Some(Err(_)) => Err(io::Error::other("the slim's writing thread failed")),
@@ -76,12 +120,9 @@ impl<'scope> WriteBehind<'scope> {
         }
     }
 
-    /// Writes what is left and waits until every byte is written; the
-    /// first error of any write.
+    /// Waits until every byte handed over is written; the first error of
+    /// any write.
     pub fn finish(mut self) -> io::Result<()> {
-        if !self.chunk.is_empty() {
-            self.hand_over()?;
-        }
         self.stop()
     }
 }
@@ -91,24 +132,10 @@ fn stopped() -> io::Error {
     io::Error::other("the slim's writing thread has stopped")
 }
 
-impl Write for WriteBehind<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.chunk.extend_from_slice(buf);
-        if self.chunk.len() >= CHUNK {
-            self.hand_over()?;
-        }
-        Ok(buf.len())
-    }
-
-    /// Bytes reach the file by [`WriteBehind::finish`] only.
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::WriteBehind;
+    use super::{Batch, Part, Read, WriteBehind};
+    use crate::slim::read_ahead::ReadAhead;
     use std::io::{self, Write};
 
     /// Takes `room` bytes, then fails as a full disk does.
@@ -131,32 +158,54 @@ mod tests {
         }
     }
 
-    /// Writes `pieces` through a [`WriteBehind`] to `out`: the first error
-    /// of a write, or of the finish.
-    fn write_through(out: &mut Full, pieces: &[Vec<u8>]) -> io::Result<()> {
+    /// Batches of runs kept and lines rewritten, of every size up to a few
+    /// chunks; and the bytes they write.
+    fn batches() -> (Vec<Batch>, Vec<u8>) {
+        let (mut batches, mut expected) = (Vec::new(), Vec::new());
+        for i in 0..120usize {
+            let read: Vec<u8> = (0..i * 30_011 % 3_000_000).map(|b| b as u8).collect();
+            let third = read.len() / 3;
+            let line = vec![b'x'; i * 7_919 % 40_000];
+            expected.extend_from_slice(&read[..third]);
+            expected.extend_from_slice(&line);
+            expected.push(b'\n');
+            expected.extend_from_slice(&read[2 * third..]);
+            let parts = vec![
+                Part::Kept(0..third),
+                Part::Line(line),
+                Part::Kept(2 * third..read.len()),
+            ];
+            batches.push(Batch {
+                read: Read::Line(read),
+                parts,
+            });
+        }
+        (batches, expected)
+    }
+
+    /// Writes `batches` through a [`WriteBehind`] to `out`: the first error
+    /// of a hand-over, or of the finish.
+    fn write_through(out: &mut Full, batches: Vec<Batch>) -> io::Result<()> {
+        let file = tempfile::tempfile().unwrap();
         std::thread::scope(|scope| {
-            let mut w = WriteBehind::start(scope, out)?;
-            for piece in pieces {
-                w.write_all(piece)?;
+            let blocks = ReadAhead::start(scope, &file, 0)?;
+            let mut w = WriteBehind::start(scope, out, blocks.recycler())?;
+            for batch in batches {
+                w.send(batch)?;
             }
             w.finish()
         })
     }
 
-    fn pieces() -> Vec<Vec<u8>> {
-        (0..400u32)
-            .map(|i| vec![i as u8; (i as usize * 7_919) % 60_000])
-            .collect()
-    }
-
     #[test]
     fn every_byte_reaches_the_file_in_order() {
+        let (batches, expected) = batches();
         let mut out = Full {
             written: Vec::new(),
             room: usize::MAX,
         };
-        write_through(&mut out, &pieces()).unwrap();
-        assert!(out.written == pieces().concat());
+        write_through(&mut out, batches).unwrap();
+        assert!(out.written == expected);
     }
 
     #[test]
@@ -165,7 +214,7 @@ mod tests {
             written: Vec::new(),
             room: 3 << 20,
         };
-        let e = write_through(&mut out, &pieces()).unwrap_err();
+        let e = write_through(&mut out, batches().0).unwrap_err();
         assert_eq!(
             (e.kind(), e.to_string().as_str()),
             (io::ErrorKind::StorageFull, "no room")
