@@ -165,8 +165,11 @@ impl Slim<'_> {
                 };
                 let slimmed = match fate {
                     LineFate::Drop => {
-                        if let Some(uuid) = field(body, b"uuid") {
-                            let parent = field(body, b"parentUuid").unwrap_or(b"null");
+                        let [uuid, parent, _] = line.ids().unwrap_or_else(|| {
+                            [field(body, b"uuid"), field(body, b"parentUuid"), None]
+                        });
+                        if let Some(uuid) = uuid {
+                            let parent = parent.unwrap_or(b"null");
                             let parent = LineId::of(parent);
                             let parent = relinked.get(&parent).cloned().unwrap_or(parent);
                             relinked.insert(LineId::of(uuid), parent);
@@ -179,9 +182,9 @@ impl Slim<'_> {
                     LineFate::Replace(new) => Some(new),
                 };
                 // The cuts leave the line's members as they were.
-                let has_parents = line.names_parents().unwrap_or([true; 2]);
+                let parents = line.ids().map(|[_, parent, logical]| [parent, logical]);
                 let current = slimmed.as_deref().unwrap_or(body);
-                let slimmed = relink(current, relinked, has_parents).or(slimmed);
+                let slimmed = relink(current, relinked, parents).or(slimmed);
                 let current = slimmed.as_deref().unwrap_or(body);
                 let written = restamp.and_then(|f| f(current)).or(slimmed);
                 let Some(written) = written else {
@@ -207,26 +210,36 @@ impl Slim<'_> {
 }
 
 /// `line` with its `parentUuid` / `logicalParentUuid` re-linked past dropped
-/// lines; `None` when it names none of them. `has` says which of the two
-/// members the line may have (the others are not looked for).
-fn relink(line: &[u8], relinked: &FastMap<LineId, LineId>, has: [bool; 2]) -> Option<Vec<u8>> {
+/// lines; `None` when it names none of them. `parents` are the two
+/// members' raw values as the line was read (the cuts leave them as they
+/// were), when known; otherwise they are looked up in `line`.
+fn relink(
+    line: &[u8],
+    relinked: &FastMap<LineId, LineId>,
+    parents: Option<[Option<&[u8]>; 2]>,
+) -> Option<Vec<u8>> {
     if relinked.is_empty() {
         return None;
     }
     let mut out: Option<Vec<u8>> = None;
-    for (key, _) in [&b"parentUuid"[..], b"logicalParentUuid"]
+    for (i, key) in [&b"parentUuid"[..], b"logicalParentUuid"]
         .into_iter()
-        .zip(has)
-        .filter(|(_, has)| *has)
+        .enumerate()
     {
         let current = out.as_deref().unwrap_or(line);
-        let Some(raw) = field(current, key) else {
+        let named = match parents {
+            Some(values) => values[i],
+            None => field(current, key),
+        };
+        let Some(parent) = named.and_then(|named| relinked.get(&LineId::of(named))) else {
             continue;
         };
-        let Some(parent) = relinked.get(&LineId::of(raw)) else {
+        // Where the member's value is in `current`: the one read, when
+        // `current` is the line as read; otherwise looked up.
+        let raw = named.filter(|named| within(named, current));
+        let Some(raw) = raw.or_else(|| field(current, key)) else {
             continue;
         };
-        // The member's value as `field` found it, in `current`.
         let start = raw.as_ptr() as usize - current.as_ptr() as usize;
         let mut next = current[..start].to_vec();
         parent.write_to(&mut next);
@@ -234,6 +247,15 @@ fn relink(line: &[u8], relinked: &FastMap<LineId, LineId>, has: [bool; 2]) -> Op
         out = Some(next);
     }
     out
+}
+
+/// Whether `part` is a slice of `whole`'s bytes.
+fn within(part: &[u8], whole: &[u8]) -> bool {
+    let (start, end) = (
+        whole.as_ptr() as usize,
+        whole.as_ptr() as usize + whole.len(),
+    );
+    part.as_ptr() as usize >= start && part.as_ptr() as usize + part.len() <= end
 }
 
 /// The raw JSON value of a line's `uuid` or parent, held without an

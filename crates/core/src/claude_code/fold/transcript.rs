@@ -353,12 +353,13 @@ pub struct ReadLine<'a, 'l> {
 }
 
 impl<'a> ReadLine<'a, '_> {
-    /// Whether the line has a `parentUuid` member, and a
-    /// `logicalParentUuid` one, when it is one whole JSON object; `None`
-    /// (either may be there) for any other line.
-    pub fn names_parents(&self) -> Option<[bool; 2]> {
+    /// The raw values of the line's `uuid`, `parentUuid` and
+    /// `logicalParentUuid` members as the walk read them (slices of
+    /// [`ReadLine::raw`]), when it is one whole JSON object; `None` for any
+    /// other line.
+    pub fn ids(&self) -> Option<[Option<&'a [u8]>; 3]> {
         self.whole
-            .map(|l| [l.parent_uuid.is_some(), l.logical_parent_uuid.is_some()])
+            .map(|l| [l.uuid, l.parent_uuid, l.logical_parent_uuid])
     }
 
     /// The members a slim looks at, when the line is one whole JSON object:
