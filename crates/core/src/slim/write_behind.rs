@@ -1,18 +1,15 @@
 //! The slim's writes, on a thread of their own: the slimming thread hands
 //! over each block it read with what becomes of it (runs of lines kept as
-//! they are, and the lines it rewrote), and the writing thread copies them
-//! out of the block into large chunks that it hands to the file. The copy
-//! and the kernel's copy into the page cache cost the slimming thread no
-//! time of its own on a machine with a second core.
+//! they are, and the lines it rewrote), and the writing thread writes them
+//! out of the block to the (buffered) file. The copy and the kernel's copy
+//! into the page cache cost the slimming thread no time of its own on a
+//! machine with a second core.
 
 use super::read_ahead::{Block, Recycler};
 use std::io::{self, Write};
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::{Scope, ScopedJoinHandle};
-
-/// Bytes gathered before they go to the file.
-const CHUNK: usize = 1 << 20;
 
 /// What is written of a piece of the transcript read.
 pub enum Part {
@@ -60,8 +57,9 @@ pub struct WriteBehind<'scope> {
 }
 
 impl<'scope> WriteBehind<'scope> {
-    /// Starts the writing thread on `scope`, writing to `out` and handing
-    /// the blocks written back to `recycler`.
+    /// Starts the writing thread on `scope`, writing to `out` (buffered:
+    /// a rewritten line and its newline are two writes) and handing the
+    /// blocks written back to `recycler`.
     pub fn start(
         scope: &'scope Scope<'scope, '_>,
         out: &'scope mut (dyn Write + Send),
@@ -71,30 +69,21 @@ impl<'scope> WriteBehind<'scope> {
         let thread = std::thread::Builder::new()
             .name("slim-write".into())
             .spawn_scoped(scope, move || {
-                let mut chunk = Vec::with_capacity(CHUNK);
                 for Batch { read, parts } in received {
                     for part in &parts {
-                        let (written, newline): (&[u8], &[u8]) = match part {
-                            Part::Kept(range) => (&read.bytes()[range.clone()], b""),
-                            Part::Line(line) => (line, b"\n"),
-                        };
-                        if chunk.len() + written.len() >= CHUNK && !chunk.is_empty() {
-                            out.write_all(&chunk)?;
-                            chunk.clear();
-                        }
-                        if written.len() >= CHUNK {
-                            out.write_all(written)?;
-                            out.write_all(newline)?;
-                        } else {
-                            chunk.extend_from_slice(written);
-                            chunk.extend_from_slice(newline);
+                        match part {
+                            Part::Kept(range) => out.write_all(&read.bytes()[range.clone()])?,
+                            Part::Line(line) => {
+                                out.write_all(line)?;
+                                out.write_all(b"\n")?;
+                            }
                         }
                     }
                     if let Read::Block(block) = read {
                         recycler.recycle(block);
                     }
                 }
-                out.write_all(&chunk)
+                Ok(())
             })?;
         Ok(WriteBehind {
             batches: Some(batches),
@@ -159,7 +148,7 @@ mod tests {
     }
 
     /// Batches of runs kept and lines rewritten, of every size up to a few
-    /// chunks; and the bytes they write.
+    /// MB; and the bytes they write.
     fn batches() -> (Vec<Batch>, Vec<u8>) {
         let (mut batches, mut expected) = (Vec::new(), Vec::new());
         for i in 0..120usize {
