@@ -588,6 +588,15 @@ struct Applied<'a> {
 }
 
 impl Applied<'_> {
+    /// Nothing applied yet, for a fold that does not measure what a slim
+    /// would save (the slim's own).
+    fn without_savings() -> Self {
+        Applied {
+            without_savings: true,
+            ..Applied::default()
+        }
+    }
+
     /// The bits of the UUID `raw`, reusing those of the last `uuid` read
     /// when `raw` has the same bytes.
     fn uuid(&self, raw: &[u8]) -> Option<u128> {
@@ -766,10 +775,7 @@ impl TranscriptFacts {
         bytes: &'a [u8],
         each: impl FnMut(&ReadLine<'a, '_>) -> Result<(), E>,
     ) -> Result<usize, E> {
-        let applied = Applied {
-            without_savings: true,
-            ..Applied::default()
-        };
+        let applied = Applied::without_savings();
         self.walk_lines(bytes, applied, each)
     }
 
@@ -777,10 +783,7 @@ impl TranscriptFacts {
     /// [`TranscriptFacts::feed_line_without_savings`] folds its bytes, from
     /// the members already read.
     pub fn fold_read_line(&mut self, line: &ReadLine<'_, '_>) {
-        let mut applied = Applied {
-            without_savings: true,
-            ..Applied::default()
-        };
+        let mut applied = Applied::without_savings();
         match line.whole {
             Some(members) => {
                 self.line_count += 1;
@@ -852,10 +855,7 @@ impl TranscriptFacts {
     /// does, leaving `slim_savings` as it is: for the slim itself, which
     /// measures its cuts as it makes them.
     pub fn feed_line_without_savings(&mut self, raw: &[u8]) {
-        let mut applied = Applied {
-            without_savings: true,
-            ..Applied::default()
-        };
+        let mut applied = Applied::without_savings();
         self.fold_split_line(raw, &mut applied);
     }
 
