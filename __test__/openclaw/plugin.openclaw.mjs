@@ -13,7 +13,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { addon, root, tempDir, writeSession, userLine, assistantLine, jsonl, writeSqliteStore } from '../support/helpers.mjs';
 import { processAlive } from './support/process.mjs';
 import { freePort, run } from '../install/support/registry.mjs';
-import { node24, openclaw, openclawCli, openclawEnv } from './support/env.mjs';
+import { gatewayCall, node24, openclaw, openclawCli, openclawEnv } from './support/env.mjs';
 import { PLUGIN_ID as ID, packedPlugin, pkg, platformName } from './support/pack.mjs';
 
 const VERSION = '2026.9.6';
@@ -97,19 +97,7 @@ test('openclaw plugins install gives agents the tools, hooks and commands; they 
   }
   assert.match(log, /\] ready/, log);
   assert.match(log, new RegExp(`plugins: [^)]*${ID}`), 'the gateway loaded the plugin');
-  // A call the gateway answers as retryable (e.g. "session history is
-  // rebuilding; retry shortly", seen on a loaded machine) is made again after
-  // the wait it asks for, as its own clients do.
-  const call = (method, params) => {
-    for (let tries = 1; ; tries++) {
-      const r = cli(['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(params), '--json'], { allowFailure: true });
-      if (r.status === 0) return json(r.stdout);
-      let error;
-      try { error = json(r.stdout).error; } catch {}
-      if (!error?.retryable || tries === 40) throw new Error(`gateway call ${method} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(250, error.retryAfterMs ?? 0));
-    }
-  };
+  const call = (method, params) => gatewayCall(VERSION, port, method, params, { env });
   let n = 0;
   const invoke = (name, args) => call('tools.invoke', { name, args, idempotencyKey: `t${++n}` });
   const chat = async (message) => {

@@ -20,7 +20,7 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { addon, tempDir } from '../../support/helpers.mjs';
 import { freePort } from '../../install/support/registry.mjs';
-import { cacheDir, installOnce, node24, openclaw, openclawCli, openclawEnv } from './env.mjs';
+import { cacheDir, gatewayCall, installOnce, node24, openclaw, openclawCli, openclawEnv } from './env.mjs';
 import { processAlive } from './process.mjs';
 import { PLUGIN_ID } from './pack.mjs';
 
@@ -419,10 +419,9 @@ export async function startChain({ api, plugin, pluginConfig = {}, agentModel = 
         }
       }));
     },
-    /** A Gateway RPC method through `openclaw gateway call`. */
+    /** A Gateway RPC method through `openclaw gateway call` (retryable answers retried). */
     call(method, params = {}) {
-      const out = cli(['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(params), '--json']).stdout;
-      return JSON.parse(out.slice(out.indexOf('{')));
+      return gatewayCall(OPENCLAW_VERSION, port, method, params, { env, timeout: 300_000 });
     },
     /**
      * Rows of a read-only query of OpenClaw's shared state database

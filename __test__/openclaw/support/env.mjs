@@ -121,3 +121,22 @@ export function runNode24(args, { env, timeout = 120_000, allowFailure = false, 
 export function openclawCli(version, args, opts) {
   return runNode24([path.join(openclaw(version), 'openclaw.mjs'), ...args], opts);
 }
+
+/**
+ * A Gateway RPC method through `openclaw gateway call` of `version` against
+ * the gateway on `port`, resolved to its JSON answer. A call the gateway
+ * answers as retryable (e.g. "session history is rebuilding; retry shortly",
+ * seen on a loaded machine) is made again after the wait it asks for, as its
+ * own clients do, up to 40 times; any other failure throws with its output.
+ */
+export function gatewayCall(version, port, method, params, opts = {}) {
+  const json = (text) => JSON.parse(text.slice(text.indexOf('{')));
+  for (let tries = 1; ; tries++) {
+    const r = openclawCli(version, ['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(params), '--json'], { ...opts, allowFailure: true });
+    if (r.status === 0) return json(r.stdout);
+    let error;
+    try { error = json(r.stdout).error; } catch {}
+    if (!error?.retryable || tries === 40) throw new Error(`gateway call ${method} exited ${r.status ?? r.signal}\n${r.stdout}\n${r.stderr}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(250, error.retryAfterMs ?? 0));
+  }
+}
