@@ -41,8 +41,19 @@ export const posix = process.platform !== 'win32';
 export const needsPosix = (why) => ({ skip: posix ? false : why });
 
 const tempDirs = [];
+// The addon may still be writing into one at exit: a pre-flight that
+// isolated a spawn prepares a spare worktree on a thread of its own, which
+// the exit stops wherever it is (the next preparation removes what it left).
+// Its files appearing mid-removal are removed on a retry, and a removal that
+// still fails leaves the folder behind instead of failing the suite.
 process.on('exit', () => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of tempDirs) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch (e) {
+      console.error(`# left ${dir}: ${e.code ?? e.message}`);
+    }
+  }
 });
 
 /** A fresh temp directory, removed when the process exits. */
