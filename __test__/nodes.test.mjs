@@ -100,7 +100,9 @@ test('a node without the plugin answers through OpenClaw\'s catalog, only the ro
     { threadId: 'older', name: null, cwd: 'C:\\src\\Shop', updatedAt: Date.UTC(2026, 0, 1), status: 'stored', source: 'claude-cli' },
   ];
   const runtime = fakeRuntime([{ nodeId: 'b'.repeat(64), displayName: 'box', connected: true, commands: [CATALOG_LIST_COMMAND], answer: () => ({ sessions: rows }) }]);
-  const { reports, answers } = await askNodes(runtime, { command: NODE_COMMANDS.sessions, request, timeoutMs: 1000, fallback: true });
+  // A clock that stands still: the catalog's call carries the node's whole
+  // time, which a real clock would have shortened by the millisecond it crossed.
+  const { reports, answers } = await askNodes(runtime, { command: NODE_COMMANDS.sessions, request, timeoutMs: 1000, fallback: true, now: () => 0 });
   assert.deepEqual(reports.map((r) => [r.status, r.fallback]), [['ok', true]]);
   assert.deepEqual(runtime.calls[0], { nodeId: 'b'.repeat(64), command: CATALOG_LIST_COMMAND, params: { limit: 100, searchTerm: 'shop' }, timeoutMs: 1000 });
   assert.equal(answers[0].host.fallback, true);
