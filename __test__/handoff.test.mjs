@@ -74,15 +74,18 @@ test('captureHandoff: the host model writes the summary through the callback', a
 
 test('captureHandoff: a slow, rejecting, throwing or malformed callback falls back to the derived summary', async () => {
   const stateDir = agentWithConversation();
+  // The callback that never answers is given 150 ms; the others 10 s, so
+  // that a loaded machine's slow round trip to the main thread and back
+  // does not read as a timeout instead of their own failure.
   const cases = [
-    [() => new Promise(() => {}), /did not answer within 150 ms/],
+    [() => new Promise(() => {}), /did not answer within 150 ms/, 150],
     [async () => { throw new Error('model overloaded'); }, /model overloaded/],
     [() => { throw new Error('sync failure'); }, /sync failure/],
     [async () => 42, /not an object/],
     [async () => ({ inProgress: 'one string' }), /summary\.inProgress is a string/],
   ];
-  for (const [summarize, why] of cases) {
-    const state = await addon.captureHandoff({ agentId: 'main', stateDir, trigger: 'manual', now: t0, summarize, summarizeTimeoutMs: 150 });
+  for (const [summarize, why, summarizeTimeoutMs = 10_000] of cases) {
+    const state = await addon.captureHandoff({ agentId: 'main', stateDir, trigger: 'manual', now: t0, summarize, summarizeTimeoutMs });
     assert.equal(state.summarySource, 'derived', String(why));
     assert.match(state.summaryError, why);
     assert.equal(state.summary.lastTopic, "Let's go with one bucket per worker.");

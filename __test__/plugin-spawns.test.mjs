@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { addon, root, tempDir, uuid, userLine, jsonl, writeSession } from './support/helpers.mjs';
+import { addon, root, tempDir, until, uuid, userLine, jsonl, writeSession } from './support/helpers.mjs';
 import { world } from './support/spawn-world.mjs';
 import plugin from '../plugin/index.mjs';
 import { SpawnTracker } from '../plugin/spawns/tracker.mjs';
@@ -471,10 +471,6 @@ test('hooks: an overrun lets the spawn proceed with its task and origin marker; 
   assert.deepEqual(slow.log.warn, ['openclaw-session-intel: spawn pre-flight took longer than 1 ms, the spawn proceeds with its task and origin marker only']);
   // Without a task there is nothing to mark: OpenClaw refuses the call itself.
   assert.equal(await slow.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', cwd: w.repo })), undefined);
-  const until = async (what, check) => {
-    for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
-    assert.ok(await check(), what);
-  };
   const recorded = async () => (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce);
   await until('the overrun spawn recorded', recorded);
   const rec = await recorded();
@@ -501,9 +497,11 @@ test('hooks: an error lets the spawn proceed with its task and origin marker, re
   assert.equal(out.params.task, addon.markSpawnTask('x', 'main', nonce));
   assert.equal(broken.log.warn.length, 1);
   assert.match(broken.log.warn[0], /spawn pre-flight failed, the spawn proceeds with its task and origin marker only \(.*not a folder/);
-  await new Promise((r) => setTimeout(r, 200));
-  const rec = (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce);
-  assert.deepEqual([rec?.task, rec?.cwd, rec?.decision], ['x', w.repo, 'failed']);
+  // The record is written after the hook answered.
+  const recorded = async () => (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce);
+  await until('the failed pre-flight\'s spawn recorded', recorded);
+  const rec = await recorded();
+  assert.deepEqual([rec.task, rec.cwd, rec.decision], ['x', w.repo, 'failed']);
   // A host config the plugin cannot read: it cannot tell a Claude Code spawn, so it leaves it as asked.
   const hostile = load({ claudeConfigDir: w.claudeConfigDir }, { get acp() { throw new Error('config unreadable'); } });
   assert.equal(await hostile.fire('before_tool_call', ...spawnCall({ runtime: 'acp', task: 'x', cwd: w.repo })), undefined);

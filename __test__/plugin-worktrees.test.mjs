@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { addon, assistantLine, jsonl, userLine, uuid, writeSession } from './support/helpers.mjs';
 import { git, world } from './support/spawn-world.mjs';
 import plugin from '../plugin/index.mjs';
@@ -167,6 +168,15 @@ test('a gateway start finishes the worktrees of isolated spawns that ended while
     answer.message.stop_reason = 'end_turn';
     const file = writeSession(w.claudeConfigDir, worktreePath, id, jsonl(atWork ? [prompt] : [prompt, answer]));
     if (!atWork) fs.utimesSync(file, new Date(minuteAgo), new Date(minuteAgo));
+    // Its Claude Code process is alive: a live pid and its liveness record
+    // (a transcript written moments ago would tell it too, but only for as
+    // long as a loaded machine takes to get to the gateway's start).
+    if (atWork) {
+      const claude = spawn('sleep', ['600'], { stdio: 'ignore' });
+      t.after(() => claude.kill('SIGKILL'));
+      fs.mkdirSync(path.join(w.claudeConfigDir, 'sessions'), { recursive: true });
+      fs.writeFileSync(path.join(w.claudeConfigDir, 'sessions', `${claude.pid}.json`), JSON.stringify({ pid: claude.pid, sessionId: id, cwd: worktreePath, startedAt: Date.now() - 60_000 }));
+    }
     spawns.push({ nonce, worktreePath, branch });
   }
   // The one at work comes first: it was decided on before the others were finished.

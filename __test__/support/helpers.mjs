@@ -2,6 +2,7 @@
 // (fixtures/shared) copied into writable temp dirs, and
 // builders for transcript lines in Claude Code's real shapes.
 
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,33 @@ process.on('exit', () => {
     }
   }
 });
+
+/**
+ * Polls `check` every 100 ms until it holds, for at most `timeoutMs`; fails
+ * with `what` when it never does. For what the product does off the
+ * caller's path (a record written after a hook answered), which a loaded
+ * machine may take its time over.
+ */
+export async function until(what, check, timeoutMs = 10_000) {
+  for (const deadline = Date.now() + timeoutMs; !(await check()) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(await check(), what);
+}
+
+/**
+ * `call()`, made again while it is refused with E_SESSION_BUSY (its lock
+ * was not had within the wait, as on a loaded machine with several writers
+ * at one file), at most 20 times, as a caller should; any other error is
+ * thrown. For the child processes that write one file side by side.
+ */
+export async function retryBusy(call) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await call();
+    } catch (e) {
+      if (e.code !== 'E_SESSION_BUSY' || tries === 20) throw e;
+    }
+  }
+}
 
 /** A fresh temp directory, removed when the process exits. */
 export function tempDir(prefix = 'osi-') {

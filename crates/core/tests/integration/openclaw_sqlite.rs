@@ -883,13 +883,15 @@ fn an_edit_waits_for_a_writer_holding_the_lock_and_gives_up_after_the_busy_timeo
     let (_d, state) = store(23);
     let source = source_jsonl(SYNTH);
     let expected = strip_tools(&source, 0, 0).unwrap().render(&source);
-    let mut writer = spawn_writer(&state, 1500, false);
+    // Timed from before the writer starts: it holds the lock for 1.5 s
+    // from the moment it has it, however late this reads that it does.
     let started = std::time::Instant::now();
+    let mut writer = spawn_writer(&state, 1500, false);
     let r = open(&state)
         .edit(&request(SYNTH, "extreme", false))
         .unwrap();
     assert!(
-        started.elapsed() >= std::time::Duration::from_millis(1000),
+        started.elapsed() >= std::time::Duration::from_millis(1500),
         "it waited for the lock"
     );
     assert!(r.changed);
