@@ -9,6 +9,7 @@
 use crate::json_blocks::{container_end, string_end};
 use memchr::memchr;
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// Iterator over the `(key, raw value)` members of a JSON object.
 ///
@@ -281,6 +282,15 @@ pub fn field<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     Fields::new(obj).find(|(k, _)| *k == key).map(|(_, v)| v)
 }
 
+/// The byte range of `part` in `whole`, when `part` is a slice of
+/// `whole`'s bytes (as the values [`field`] and [`Fields`] hand out are of
+/// the object they read); `None` when it is not.
+pub fn range_in(whole: &[u8], part: &[u8]) -> Option<Range<usize>> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    (end <= whole.len()).then_some(start..end)
+}
+
 /// Past the whitespace at `p`; within a line, a newline is not whitespace.
 #[inline(always)]
 fn skip_ws<const IN_LINE: bool>(buf: &[u8], mut p: usize) -> usize {
@@ -420,6 +430,17 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_value_read_has_its_range_in_the_object_and_other_bytes_have_none() {
+        let obj = br#"{"uuid":"a","parentUuid":"b"}"#;
+        let value = field(obj, b"parentUuid").unwrap();
+        assert_eq!(range_in(obj, value), Some(25..28));
+        assert_eq!(&obj[25..28], br#""b""#);
+        let copy = obj.to_vec();
+        assert_eq!(range_in(&copy, value), None);
+        assert_eq!(range_in(value, obj), None);
     }
 
     #[test]

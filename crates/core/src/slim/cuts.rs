@@ -10,7 +10,7 @@ use super::raw_text::RawText;
 use super::rules::{
     block_shares, carries_usage, cut_copy, placeholder_text, SlimSettings, SlimStats, SMALL_LINE,
 };
-use crate::json_scan::{as_str, field, value_len, Fields};
+use crate::json_scan::{as_str, field, range_in, value_len, Fields};
 use std::ops::Range;
 
 /// Nesting deeper than this is not walked.
@@ -409,8 +409,7 @@ pub fn measure_line(parts: &LineParts<'_>, settings: &SlimSettings) -> LineSavin
 
 /// The byte range of `sub`, a slice of `raw`.
 fn range(raw: &[u8], sub: &[u8]) -> Range<usize> {
-    let start = sub.as_ptr() as usize - raw.as_ptr() as usize;
-    start..start + sub.len()
+    range_in(raw, sub).unwrap_or_default()
 }
 
 /// The placeholder of an inline base64 `kind` block with the raw `source`;

@@ -12,7 +12,7 @@ use crate::claude_code::fold::transcript::TranscriptFacts;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast_map::FastMap;
 use crate::fs_safe::appends::{self, NotCarried};
-use crate::json_scan::field;
+use crate::json_scan::{field, range_in};
 use crate::platform;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -236,26 +236,16 @@ fn relink(
         };
         // Where the member's value is in `current`: the one read, when
         // `current` is the line as read; otherwise looked up.
-        let raw = named.filter(|named| within(named, current));
-        let Some(raw) = raw.or_else(|| field(current, key)) else {
+        let at = named.and_then(|named| range_in(current, named));
+        let Some(at) = at.or_else(|| range_in(current, field(current, key)?)) else {
             continue;
         };
-        let start = raw.as_ptr() as usize - current.as_ptr() as usize;
-        let mut next = current[..start].to_vec();
+        let mut next = current[..at.start].to_vec();
         parent.write_to(&mut next);
-        next.extend_from_slice(&current[start + raw.len()..]);
+        next.extend_from_slice(&current[at.end..]);
         out = Some(next);
     }
     out
-}
-
-/// Whether `part` is a slice of `whole`'s bytes.
-fn within(part: &[u8], whole: &[u8]) -> bool {
-    let (start, end) = (
-        whole.as_ptr() as usize,
-        whole.as_ptr() as usize + whole.len(),
-    );
-    part.as_ptr() as usize >= start && part.as_ptr() as usize + part.len() <= end
 }
 
 /// The raw JSON value of a line's `uuid` or parent, held without an
