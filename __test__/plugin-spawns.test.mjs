@@ -472,8 +472,7 @@ test('hooks: an overrun lets the spawn proceed with its task and origin marker; 
   // Without a task there is nothing to mark: OpenClaw refuses the call itself.
   assert.equal(await slow.fire('before_tool_call', ...spawnCall({ runtime: 'acp', agentId: 'claude', cwd: w.repo })), undefined);
   const recorded = async () => (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce);
-  await until('the overrun spawn recorded', recorded);
-  const rec = await recorded();
+  const rec = await until('the overrun spawn recorded', recorded, 10_000, 100);
   assert.deepEqual([rec.task, rec.label, rec.cwd, rec.decision, rec.requesterSessionKey], ['Tidy the cart', 'tidy', w.repo, 'overrun', 'agent:main:main']);
   // It holds its repository like any spawn in flight.
   const patient = load({ claudeConfigDir: w.claudeConfigDir, spawnPreflight: BUSY_GUARD });
@@ -482,7 +481,7 @@ test('hooks: an overrun lets the spawn proceed with its task and origin marker; 
   // Claude Code writes its transcript: the plugin learns the session by its nonce.
   const id = uuid();
   writeSession(w.claudeConfigDir, w.repo, id, jsonl([userLine(id, out.params.task, { cwd: w.repo })]));
-  await until('the session learned', async () => (await recorded()).claudeSessionId === id);
+  await until('the session learned', async () => (await recorded()).claudeSessionId === id, 10_000, 100);
   const listed = (await addon.discoverSessions(w.repo, { claudeConfigDir: w.claudeConfigDir, registryRoot: w.stateDir })).find((s) => s.sessionId === id);
   assert.deepEqual([listed.source, listed.label, listed.title], ['openclaw', 'tidy', 'Tidy the cart']);
 });
@@ -499,8 +498,7 @@ test('hooks: an error lets the spawn proceed with its task and origin marker, re
   assert.match(broken.log.warn[0], /spawn pre-flight failed, the spawn proceeds with its task and origin marker only \(.*not a folder/);
   // The record is written after the hook answered.
   const recorded = async () => (await addon.listSpawns('main', w.stateDir)).find((r) => r.nonce === nonce);
-  await until('the failed pre-flight\'s spawn recorded', recorded);
-  const rec = await recorded();
+  const rec = await until('the failed pre-flight\'s spawn recorded', recorded, 10_000, 100);
   assert.deepEqual([rec.task, rec.cwd, rec.decision], ['x', w.repo, 'failed']);
   // A host config the plugin cannot read: it cannot tell a Claude Code spawn, so it leaves it as asked.
   const hostile = load({ claudeConfigDir: w.claudeConfigDir }, { get acp() { throw new Error('config unreadable'); } });

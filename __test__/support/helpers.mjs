@@ -2,7 +2,6 @@
 // (fixtures/shared) copied into writable temp dirs, and
 // builders for transcript lines in Claude Code's real shapes.
 
-import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,15 +56,24 @@ process.on('exit', () => {
   }
 });
 
+/** Resolves after `ms`. */
+export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
 /**
- * Polls `check` every 100 ms until it holds, for at most `timeoutMs`; fails
- * with `what` when it never does. For what the product does off the
- * caller's path (a record written after a hook answered), which a loaded
- * machine may take its time over.
+ * Polls `fn` every `everyMs` until it returns a truthy value, and resolves
+ * to that value; throws naming `what` after `timeoutMs`. For what the
+ * product or its host does off the caller's path (a record written after a
+ * hook answered, a real program's turn), which a loaded machine may take
+ * its time over.
  */
-export async function until(what, check, timeoutMs = 10_000) {
-  for (const deadline = Date.now() + timeoutMs; !(await check()) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
-  assert.ok(await check(), what);
+export async function until(what, fn, timeoutMs = 180_000, everyMs = 250) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await sleep(everyMs);
+  }
 }
 
 /**

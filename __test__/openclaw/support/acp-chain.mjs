@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { addon, tempDir } from '../../support/helpers.mjs';
+import { addon, sleep, tempDir, until } from '../../support/helpers.mjs';
 import { freePort } from '../../install/support/registry.mjs';
 import { cacheDir, gatewayCall, installOnce, node24, openclaw, openclawCli, openclawEnv } from './env.mjs';
 import { processAlive } from './process.mjs';
@@ -551,18 +551,7 @@ export async function closeChain(chain, api) {
   if (process.env.OSI_CHAIN_DEBUG && chain) console.error(chain.log());
 }
 
-export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
-
-/** Polls `fn` until it returns a truthy value; throws with `what` after `timeoutMs`. */
-export async function until(what, fn, timeoutMs = 180_000, everyMs = 250) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+export { sleep, until };
 
 /** Claude Code's transcripts under `claudeDir` for `cwd`: `{ sessionId, file, lines }` each. */
 export function transcriptsOf(claudeDir, cwd) {
